@@ -1,0 +1,10 @@
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libavutil/avutil.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/adler32.h>
+#include <libavutil/samplefmt.h>
+#include <libswscale/swscale.h>
+#include <libswresample/swresample.h>

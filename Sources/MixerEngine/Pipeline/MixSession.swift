@@ -1,0 +1,227 @@
+import Foundation
+import Logging
+import MediaCore
+import MixerTask
+
+/// The mixing thread's state for one task: one tick loop (OBS-style) that composes the
+/// canvas at the task's fps and mixes audio in encoder-sized blocks, in time order,
+/// then encodes once and fans packets out to every output. Confined to that thread.
+final class MixSession {
+    private let engine: MixEngine
+    private let options: EngineOptions
+    private let param: EncoderParam
+    private let format: AudioFormat
+    private let workers: [InputWorker]
+    private let tracks: [InputTrack]
+    private let compositor: Compositor?
+    private let encoder: MixEncoder
+    private let outputs: [OutputWorker]
+    private let audioFrame: Frame
+    private let blockSize: Int
+    private var audioGains: [Int: Float] = [:]
+    private let logger: Logger
+    private let live: Bool
+
+    init(engine: MixEngine) throws {
+        self.engine = engine
+        options = engine.options
+        logger = options.logger
+        let task = engine.task
+        // A relay task without encoderParam copies packets; that path is not in this engine.
+        guard let param = task.encoderParam else {
+            throw TaskError.unsupported("RelayCopy", "relay without encoderParam (packet copy) is not available yet; add encoderParam to relay with transcoding")
+        }
+        self.param = param
+        format = AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)
+        live = options.realtime
+        let plan = engine.plan
+        workers = plan.inputs.enumerated().map { index, input in
+            InputWorker(index: index, key: input.key, url: input.url, audioFormat: AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels),
+                        queueCapacity: 16, logger: engine.options.logger)
+        }
+        tracks = workers.map { InputTrack(worker: $0, audioFormat: AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)) }
+        encoder = try MixEncoder(param: param, options: engine.options)
+        blockSize = encoder.audioFrameSize
+        audioFrame = try Frame.audio(samples: blockSize, sampleRate: param.audioSampleRate, channels: param.audioChannels)
+        if param.isAudioOnly {
+            compositor = nil
+        } else {
+            compositor = try Compositor(width: param.width, height: param.height, quality: engine.options.scaleQuality)
+        }
+        var streams = [encoder.audio.parameters]
+        if let video = encoder.video { streams.insert(video.parameters, at: 0) }
+        var targets = task.target.cdnUrls
+        if task.target.mode == .mixStreamToRoom, let robot = task.target.mixStreamIdentity {
+            let url = InputPlan.roomURL(for: InputKey(user: robot, streamType: .big), template: engine.options.roomURLTemplate)
+            if !targets.contains(where: { $0.url == url }) {
+                targets.append(CdnURL(url: url, isInternalLine: true, kind: .rtmp))
+            }
+        }
+        let live = self.live
+        outputs = targets.map { OutputWorker(target: $0, streams: streams, live: live || $0.kind.isLive, logger: engine.options.logger) }
+        applyLayout(task)
+    }
+
+    /// Takes the task's layout and audio list (at a tick boundary).
+    private func applyLayout(_ task: TaskDocument) {
+        let plan = InputPlan(task: task, roomURLTemplate: options.roomURLTemplate)
+        audioGains = Dictionary(plan.audio.map { ($0.input, $0.gain) }, uniquingKeysWith: { $1 })
+        guard let compositor else { return }
+        if task.target.mode.isRelay {
+            // Relay with transcoding: the relayed user fills the canvas, whole picture shown.
+            let cell = VideoCell(rect: Rect(x: 0, y: 0, width: compositor.width, height: compositor.height), zOrder: 0,
+                                 fillMode: .fit, backgroundColor: task.mixingConfig.backgroundColor, placeHolderImage: nil,
+                                 fixedVideoUser: nil, fixedVideoStreamType: .big)
+            compositor.setLayout(background: task.mixingConfig.backgroundColor, cells: [cell], inputs: [plan.inputs.isEmpty ? nil : 0])
+        } else {
+            compositor.setLayout(background: task.mixingConfig.backgroundColor, cells: task.mixingConfig.videoLayoutList,
+                                 inputs: plan.cellInputs)
+        }
+    }
+
+    func run() -> EndReason {
+        workers.forEach { $0.start() }
+        outputs.forEach { $0.start() }
+        let reason = loop()
+        finish()
+        return reason
+    }
+
+    private func loop() -> EndReason {
+        let fps = Double(param.fps)
+        let rate = Double(param.audioSampleRate)
+        let tolerance = 0.5 / fps
+        let start = MonotonicClock.now()
+        var frameIndex: Int64 = 0
+        var blockIndex: Int64 = 0
+        var bytes = 0
+        tracks.forEach { $0.awaitOpen(blocking: !live) }
+        while true {
+            let videoTime = compositor == nil ? Double.infinity : Double(frameIndex) / fps
+            let audioTime = Double(blockIndex * Int64(blockSize)) / rate
+            let now = min(videoTime, audioTime)
+            if engine.stopFlag.isSet { return .stopped }
+            if let duration = options.duration, now >= duration - 1e-9 { return .durationReached }
+            if !tracks.isEmpty, tracks.allSatisfy(\.ended), now >= tracks.map(\.endTime).max()! { return .inputsEnded }
+            let lastActive = max(0, tracks.map(\.activeUntil).max() ?? 0)
+            if now - lastActive >= Double(engine.task.maxIdleTime) { return .idle(seconds: engine.task.maxIdleTime) }
+            if live { MonotonicClock.sleep(until: start + now) }
+            do {
+                let packets: [EncodedPacket]
+                if audioTime <= videoTime {
+                    packets = try mixAudio(blockIndex)
+                    blockIndex += 1
+                } else {
+                    packets = try composeVideo(frameIndex, time: videoTime, tolerance: tolerance)
+                    frameIndex += 1
+                }
+                for packet in packets {
+                    bytes += packet.data.count
+                    outputs.forEach { $0.send(packet) }
+                }
+            } catch {
+                logger.error("mixing failed: \(error)")
+                return .failed("\(error)")
+            }
+            publishStatus(frames: frameIndex, blocks: blockIndex, mediaTime: now, elapsed: MonotonicClock.now() - start, bytes: bytes)
+            if !outputs.isEmpty && outputs.allSatisfy({ $0.state == .failed }) {
+                return .failed("every output failed: \(outputs.compactMap(\.failure).joined(separator: "; "))")
+            }
+        }
+    }
+
+    private func composeVideo(_ index: Int64, time: Double, tolerance: Double) throws -> [EncodedPacket] {
+        guard let compositor else { return [] }
+        try compositor.compose { input in
+            tracks[input].picture(at: time, tolerance: tolerance, hold: options.holdLastFrame, blocking: !live)
+        }
+        // Inputs not shown in any cell still move forward, so their queues keep flowing.
+        if let report = options.onTick {
+            report(TickReport(index: index, canvasChecksum: compositor.checksum(),
+                              canvas: options.captureCanvas ? compositor.copy() : nil))
+        }
+        if let directory = options.snapshotDirectory, options.snapshotEvery > 0, index % Int64(options.snapshotEvery) == 0 {
+            try writeSnapshot(compositor, index: index, directory: directory)
+        }
+        return try encoder.encodeVideo(compositor.canvas, index: index)
+    }
+
+    private func mixAudio(_ index: Int64) throws -> [EncodedPacket] {
+        let first = index * Int64(blockSize)
+        let channels = format.channels
+        try audioFrame.makeWritable()
+        // Accumulate in a scratch buffer, then clamp into the encoder's planes: a sum of
+        // loud inputs saturates instead of wrapping.
+        var mix = [Float](repeating: 0, count: channels * blockSize)
+        mix.withUnsafeMutableBufferPointer { buffer in
+            for (input, track) in tracks.enumerated() {
+                if let gain = audioGains[input] {
+                    track.mixAudio(start: first, count: blockSize, gain: gain, into: buffer.baseAddress!, blocking: !live)
+                } else {
+                    track.discardAudio(upTo: first + Int64(blockSize), blocking: !live)
+                }
+            }
+            for channel in 0..<channels {
+                let plane = audioFrame.floatSamples(channel)
+                for i in 0..<blockSize { plane[i] = min(1, max(-1, buffer[channel * blockSize + i])) }
+            }
+        }
+        if let report = options.onAudioBlock {
+            var samples = [Float](repeating: 0, count: channels * blockSize)
+            for channel in 0..<channels {
+                for i in 0..<blockSize { samples[channel * blockSize + i] = audioFrame.floatSamples(channel)[i] }
+            }
+            report(AudioBlockReport(firstSample: first, audio: PlanarAudio(channels: channels, count: blockSize, samples: samples)))
+        }
+        return try encoder.encodeAudio(audioFrame, firstSample: first)
+    }
+
+    private func writeSnapshot(_ compositor: Compositor, index: Int64, directory: String) throws {
+        let png = try ImageWriter.png(of: compositor.canvas.image)
+        let path = "\(directory)/frame-\(String(format: "%06lld", index)).png"
+        guard FileManager.default.createFile(atPath: path, contents: Data(png)) else {
+            throw FFmpegError(operation: "snapshot", message: "cannot write \(path)")
+        }
+    }
+
+    private func publishStatus(frames: Int64, blocks: Int64, mediaTime: Double, elapsed: Double, bytes: Int) {
+        let changes = tracks.map { $0.takeStateChange() }
+        for (index, change) in changes.enumerated() {
+            if let change { logger.info("input \(workers[index].key) \(change)") }
+        }
+        engine.statusBox.withLock { status in
+            status.videoFrames = frames
+            status.audioBlocks = blocks
+            status.mediaTime = mediaTime
+            status.elapsed = elapsed
+            status.bytes = bytes
+            status.outputs = outputs.map {
+                .init(url: $0.target.url, state: $0.state, droppedPackets: $0.droppedPackets.current,
+                      bytes: $0.writtenBytes.current, error: $0.failure)
+            }
+            status.inputs = tracks.map { track in
+                .init(key: track.worker.key, state: track.ended ? (track.failure == nil ? "ended" : "lost") : (track.opened ? "live" : "connecting"))
+            }
+        }
+    }
+
+    /// Flushes the encoder into every output, closes them, and stops the inputs.
+    private func finish() {
+        do {
+            for packet in try encoder.finish() { outputs.forEach { $0.send(packet) } }
+        } catch {
+            logger.error("flushing the encoder failed: \(error)")
+        }
+        outputs.forEach { $0.finish(timeout: 10) }
+        workers.forEach { $0.requestStop() }
+        for worker in workers where !worker.join(timeout: 5) {
+            logger.warning("input \(worker.key) did not stop within 5 s")
+        }
+        engine.statusBox.withLock { status in
+            status.outputs = outputs.map {
+                .init(url: $0.target.url, state: $0.state, droppedPackets: $0.droppedPackets.current,
+                      bytes: $0.writtenBytes.current, error: $0.failure)
+            }
+        }
+    }
+}

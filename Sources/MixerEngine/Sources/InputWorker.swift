@@ -1,0 +1,243 @@
+import Foundation
+import Logging
+import MediaCore
+import MixerTask
+
+/// One input's thread: demuxes and decodes (or synthesises `testsrc:`), converts to the
+/// canvas and audio formats, and hands Sendable pictures and samples to the mixing thread
+/// through a bounded queue. Every FFmpeg object it uses is created and freed on its thread.
+final class InputWorker: Sendable {
+    let index: Int
+    let key: InputKey
+    let url: String
+    let events: BoundedQueue<InputEvent>
+    private let audioFormat: AudioFormat
+    private let stop = StopFlag()
+    private let interrupt = InterruptFlag()
+    private let finished = DispatchGroup()
+    private let logger: Logger
+
+    init(index: Int, key: InputKey, url: String, audioFormat: AudioFormat, queueCapacity: Int, logger: Logger) {
+        self.index = index
+        self.key = key
+        self.url = url
+        self.audioFormat = audioFormat
+        self.events = BoundedQueue(capacity: queueCapacity)
+        var logger = logger
+        logger[metadataKey: "input"] = "\(key)"
+        self.logger = logger
+    }
+
+    func start() {
+        finished.enter()
+        let thread = Thread { [self] in
+            defer { finished.leave() }
+            let outcome: String?
+            do {
+                if TestSourceSpec.isTestSource(url) {
+                    try runTestSource(TestSourceSpec(url: url))
+                } else {
+                    try runDemuxer()
+                }
+                outcome = nil
+            } catch let error as FFmpegError where error.isInterrupted && stop.isSet {
+                outcome = nil
+            } catch {
+                outcome = "\(error)"
+                logger.warning("input failed: \(error)")
+            }
+            events.push(.ended(failure: outcome))
+        }
+        thread.name = "mixer-input-\(index)"
+        thread.start()
+    }
+
+    /// Stops the thread: blocked pushes return, blocking FFmpeg calls are interrupted.
+    func requestStop() {
+        stop.set()
+        interrupt.requestStop()
+        events.close()
+    }
+
+    /// Waits up to `timeout` seconds for the thread to end; false if it did not.
+    func join(timeout: Double) -> Bool {
+        finished.wait(timeout: .now() + timeout) == .success
+    }
+
+    private func send(_ event: InputEvent) -> Bool { !stop.isSet && events.push(event) }
+
+    // MARK: - testsrc:
+
+    private func runTestSource(_ spec: TestSourceSpec) throws {
+        let pattern = TestPattern(spec: spec)
+        let hasAudio = spec.toneHz > 0
+        guard send(.opened(hasVideo: spec.hasVideo, hasAudio: hasAudio, summary: "testsrc \(spec.width)x\(spec.height)@\(spec.fps)")) else { return }
+        let rate = audioFormat.sampleRate
+        let totalSamples = spec.duration.map { Int64(($0 * Double(rate)).rounded()) } ?? Int64.max
+        let totalFrames = spec.duration.map { Int(($0 * Double(spec.fps)).rounded(.up)) } ?? Int.max
+        var frame = 0
+        var sample: Int64 = 0
+        let chunk = 1024
+        while !stop.isSet {
+            let videoDone = !spec.hasVideo || frame >= totalFrames
+            let audioDone = !hasAudio || sample >= totalSamples
+            if videoDone && audioDone { return }
+            let videoTime = Double(frame) / Double(spec.fps)
+            let audioTime = Double(sample) / Double(rate)
+            if !videoDone && (audioDone || videoTime <= audioTime) {
+                guard send(.video(TimedPicture(time: videoTime, picture: pattern.picture(frame)))) else { return }
+                frame += 1
+            } else {
+                let count = Int(min(Int64(chunk), totalSamples - sample))
+                let audio = pattern.tone(start: sample, count: count, sampleRate: rate, channels: audioFormat.channels)
+                guard send(.audio(TimedAudio(start: sample, audio: audio))) else { return }
+                sample += Int64(count)
+            }
+        }
+    }
+
+    // MARK: - FFmpeg inputs
+
+    private func runDemuxer() throws {
+        let file = try InputFile(url: url, options: InputWorker.protocolOptions(for: url), interrupt: interrupt)
+        let video = openDecoder(file, kind: .video)
+        let audio = openDecoder(file, kind: .audio)
+        let summary = file.streams.filter { $0.kind != nil }.map {
+            $0.kind == .video ? "\($0.codecName) \($0.width)x\($0.height)" : "\($0.codecName) \($0.sampleRate)Hz/\($0.channels)ch"
+        }.joined(separator: ", ")
+        guard send(.opened(hasVideo: video != nil, hasAudio: audio != nil, summary: summary)) else { return }
+        var state = DecodeState(zero: file.startTime, audioFormat: audioFormat)
+        let packet = Packet()
+        let frame = Frame()
+        reading: while !stop.isSet {
+            guard try file.read(into: packet) == .packet else { break reading }
+            if let video, packet.streamIndex == video.stream {
+                guard try decode(video.decoder, packet, frame, { try emitVideo($0, video.decoder.timeBase, &state) }) else { return }
+            } else if let audio, packet.streamIndex == audio.stream {
+                guard try decode(audio.decoder, packet, frame, { try emitAudio($0, audio.decoder.timeBase, &state) }) else { return }
+            }
+        }
+        if let video {
+            guard try decode(video.decoder, nil, frame, { try emitVideo($0, video.decoder.timeBase, &state) }) else { return }
+        }
+        if let audio {
+            guard try decode(audio.decoder, nil, frame, { try emitAudio($0, audio.decoder.timeBase, &state) }) else { return }
+            let rest = try state.resampler.convert(nil)
+            if rest.count > 0, let start = state.nextSample {
+                _ = send(.audio(TimedAudio(start: start, audio: rest)))
+            }
+        }
+    }
+
+    private func openDecoder(_ file: InputFile, kind: MediaKind) -> (stream: Int, decoder: Decoder)? {
+        guard let stream = file.bestStream(kind) else { return nil }
+        do {
+            return (stream, try Decoder(input: file, streamIndex: stream))
+        } catch {
+            logger.warning("ignoring the \(kind) stream: \(error)")
+            return nil
+        }
+    }
+
+    /// Feeds one packet (nil: end of stream) and hands every frame out to `emit`.
+    /// Returns false when the mixing side is gone. A corrupt packet is skipped, not fatal.
+    private func decode(_ decoder: Decoder, _ packet: Packet?, _ frame: Frame, _ emit: (Frame) throws -> Bool) throws -> Bool {
+        while true {
+            let sent: SendResult
+            do {
+                sent = try decoder.send(packet)
+            } catch let error as FFmpegError where !error.isInterrupted {
+                logger.debug("skipping a packet: \(error)")
+                return true
+            }
+            while true {
+                let received: ReceiveResult
+                do {
+                    received = try decoder.receive(into: frame)
+                } catch let error as FFmpegError where !error.isInterrupted {
+                    logger.debug("skipping a frame: \(error)")
+                    continue
+                }
+                guard received == .output else { break }
+                guard try emit(frame) else { return false }
+            }
+            if sent == .accepted { return true }
+        }
+    }
+
+    private func emitVideo(_ frame: Frame, _ timeBase: Rational, _ state: inout DecodeState) throws -> Bool {
+        let time = state.videoTime(pts: frame.pts, timeBase: timeBase)
+        let picture: VideoPicture
+        if frame.pixelFormat == .yuv420p || frame.pixelFormat == .yuvj420p {
+            picture = VideoPicture(copying: frame)
+        } else {
+            let converted = try Frame.video(width: frame.width, height: frame.height, format: .yuv420p)
+            try state.converter.scale(frame.image, into: converted.image)
+            picture = VideoPicture(copying: converted)
+        }
+        return send(.video(TimedPicture(time: time, picture: picture)))
+    }
+
+    private func emitAudio(_ frame: Frame, _ timeBase: Rational, _ state: inout DecodeState) throws -> Bool {
+        let audio = try state.resampler.convert(frame)
+        guard audio.count > 0 else { return true }
+        let start = state.place(audio.count, pts: frame.pts, timeBase: timeBase)
+        return send(.audio(TimedAudio(start: start, audio: audio)))
+    }
+
+    /// Network inputs get a read timeout so that a dead peer ends the read.
+    static func protocolOptions(for url: String) -> [String: String] {
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("rtmp") { return ["rw_timeout": "10000000"] }
+        if lowered.hasPrefix("http") || lowered.hasPrefix("srt") || lowered.hasPrefix("rtsp") {
+            return ["rw_timeout": "10000000"]
+        }
+        return [:]
+    }
+}
+
+/// Timing state of one FFmpeg input: its zero point, and the running audio position
+/// that small timestamp jitter must not disturb.
+struct DecodeState {
+    var zero: Double?
+    let audioFormat: AudioFormat
+    let resampler: Resampler
+    let converter = Scaler(quality: .bitExactBilinear)
+    var nextSample: Int64?
+    var lastVideoTime: Double?
+
+    /// Audio timestamps that stray less than this from the running count are jitter.
+    static let alignmentThreshold = 0.040
+
+    init(zero: Double?, audioFormat: AudioFormat) {
+        self.zero = zero
+        self.audioFormat = audioFormat
+        resampler = Resampler(outputRate: audioFormat.sampleRate, outputChannels: audioFormat.channels)
+    }
+
+    mutating func seconds(_ pts: Int64, _ timeBase: Rational) -> Double {
+        let absolute = Double(pts) * timeBase.doubleValue
+        if zero == nil { zero = absolute }
+        return absolute - zero!
+    }
+
+    mutating func videoTime(pts: Int64?, timeBase: Rational) -> Double {
+        let time = pts.map { seconds($0, timeBase) } ?? ((lastVideoTime ?? -0.04) + 0.04)
+        lastVideoTime = time
+        return time
+    }
+
+    /// The first sample index for `count` new samples stamped `pts`.
+    mutating func place(_ count: Int, pts: Int64?, timeBase: Rational) -> Int64 {
+        let rate = Double(audioFormat.sampleRate)
+        if let pts {
+            let expected = Int64((seconds(pts, timeBase) * rate).rounded())
+            if nextSample == nil || abs(expected - nextSample!) > Int64(DecodeState.alignmentThreshold * rate) {
+                nextSample = expected
+            }
+        }
+        let start = nextSample ?? 0
+        nextSample = start + Int64(count)
+        return start
+    }
+}
