@@ -28,7 +28,7 @@ demo: build
 ## Unit, golden-frame and end-to-end tests.
 test: deps
 	swift build
-	swift test
+	swift test --disable-swift-testing
 
 ## The 16-input grid job, mixer against the ffmpeg CLI in the same run.
 bench: build

@@ -42,7 +42,8 @@ let package = Package(
         .testTarget(name: "MixerTaskTests", dependencies: ["MixerTask"]),
         .testTarget(
             name: "MixerEngineTests",
-            dependencies: ["MixerEngine", "MixerTask", "MediaCore"]
+            dependencies: ["MixerEngine", "MixerTask", "MediaCore"],
+            exclude: ["__Golden__"]
         ),
     ]
 )

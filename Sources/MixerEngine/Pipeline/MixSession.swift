@@ -45,6 +45,7 @@ final class MixSession {
         audioFrame = try Frame.audio(samples: blockSize, sampleRate: param.audioSampleRate, channels: param.audioChannels)
         if param.isAudioOnly {
             compositor = nil
+            tracks.forEach { $0.keepsPictures = false }
         } else {
             compositor = try Compositor(width: param.width, height: param.height, quality: engine.options.scaleQuality)
         }
@@ -132,10 +133,9 @@ final class MixSession {
 
     private func composeVideo(_ index: Int64, time: Double, tolerance: Double) throws -> [EncodedPacket] {
         guard let compositor else { return [] }
-        try compositor.compose { input in
-            tracks[input].picture(at: time, tolerance: tolerance, hold: options.holdLastFrame, blocking: !live)
-        }
-        // Inputs not shown in any cell still move forward, so their queues keep flowing.
+        // Every input moves forward, shown or not, so that its queue keeps flowing.
+        let pictures = tracks.map { $0.picture(at: time, tolerance: tolerance, hold: options.holdLastFrame, blocking: !live) }
+        try compositor.compose { pictures[$0] }
         if let report = options.onTick {
             report(TickReport(index: index, canvasChecksum: compositor.checksum(),
                               canvas: options.captureCanvas ? compositor.copy() : nil))

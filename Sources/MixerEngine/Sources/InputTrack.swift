@@ -22,6 +22,8 @@ final class InputTrack {
     private let sampleRate: Double
     /// Announced once by `takeStateChange` for status and logs.
     private var unreportedChange: String?
+    /// False in audio-only tasks: pictures are counted for timing, then dropped.
+    var keepsPictures = true
 
     /// How far one kind of media may run ahead while waiting for the other before the
     /// late kind is treated as absent for now.
@@ -74,7 +76,7 @@ final class InputTrack {
                 lastFrameInterval = min(1, picture.time - videoHorizon)
             }
             videoHorizon = max(videoHorizon, picture.time)
-            pending.append(picture)
+            if keepsPictures { pending.append(picture) }
         case .audio(let chunk):
             fifo.append(chunk)
             audioEndSample = max(audioEndSample, chunk.start + Int64(chunk.audio.count))
@@ -106,17 +108,21 @@ final class InputTrack {
 
     /// Adds this input's samples of [start, start + count) times `gain` into `mix`.
     func mixAudio(start: Int64, count: Int, gain: Float, into mix: UnsafeMutablePointer<Float>, blocking: Bool) {
-        let end = start + Int64(count)
-        pump(blocking: blocking) {
-            opened && (!hasAudio || audioEndSample >= end || videoHorizon > Double(end) / sampleRate + InputTrack.lookahead)
-        }
+        awaitAudio(upTo: start + Int64(count), blocking: blocking)
         fifo.mix(from: start, count: count, gain: gain, into: mix)
     }
 
-    /// Drops audio up to `index` for inputs that are not mixed, so their buffers stay small.
+    /// Moves an input that is not mixed past `index`, so that it keeps flowing (and its end
+    /// is seen) while its samples are dropped.
     func discardAudio(upTo index: Int64, blocking: Bool) {
-        pump(blocking: false) { false }
+        awaitAudio(upTo: index, blocking: blocking)
         fifo.discard(upTo: index)
+    }
+
+    private func awaitAudio(upTo end: Int64, blocking: Bool) {
+        pump(blocking: blocking) {
+            opened && (!hasAudio || audioEndSample >= end || videoHorizon > Double(end) / sampleRate + InputTrack.lookahead)
+        }
     }
 
     /// Waits (offline) until the input has said whether it opened.

@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+
+/// `mixer run` and `mixer validate` as a user calls them.
+final class CommandLineTests: XCTestCase {
+    /// The `mixer` built beside this test bundle (same configuration, same folder).
+    private var binary: String {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [runner, Bundle(for: CommandLineTests.self).bundleURL.deletingLastPathComponent(),
+                          Bundle(for: CommandLineTests.self).bundleURL]
+        return candidates.map { $0.appendingPathComponent("mixer").path }
+            .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "mixer"
+    }
+
+    private func writeTask(_ text: String) throws -> (task: String, output: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mixer-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let output = folder.appendingPathComponent("out.mp4").path
+        let task = folder.appendingPathComponent("task.json").path
+        try text.replacingOccurrences(of: "{OUT}", with: output).write(toFile: task, atomically: true, encoding: .utf8)
+        return (task, output)
+    }
+
+    private func task(duration: String) -> String {
+        """
+        {"target": {"mode": "mixStreamToCdn", "cdnUrlList": [{"rtmpUrl": "{OUT}"}]},
+         "encoderParam": {"videoEncodedWidth": 320, "videoEncodedHeight": 180},
+         "mixingConfig": {"videoLayoutList": [{"rect": {"x": 0, "y": 0, "width": 320, "height": 180},
+                                               "fixedVideoUser": {"strRoomId": "r", "userId": "a"}}]},
+         "streams": [{"strRoomId": "r", "userId": "a", "url": "testsrc:?size=320x180&\(duration)"}]}
+        """
+    }
+
+    func test_run_writesAPlayableFileAndExitsZero() throws {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "build the mixer product first")
+        let (taskPath, output) = try writeTask(task(duration: "duration=1"))
+        let result = try Tools.run(binary, ["run", taskPath])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("frame=    15"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("done: all inputs ended"), result.stderr)
+        XCTAssertEqual(try Tools.packets(output, stream: "v:0").count, 15)
+    }
+
+    func test_invalidTask_exitsTwoNamingTheField() throws {
+        let (taskPath, _) = try writeTask(task(duration: "duration=1").replacingOccurrences(of: #""width": 320, "height": 180}"#, with: #""width": 320, "height": 180}, "zOrder": 17"#))
+        for command in ["run", "validate"] {
+            let result = try Tools.run(binary, [command, taskPath])
+            XCTAssertEqual(result.status, 2, command)
+            XCTAssertTrue(result.stderr.contains("InvalidParameter.ZOrder: mixingConfig.videoLayoutList[0].zOrder 17 is outside 0–15"), result.stderr)
+        }
+    }
+
+    func test_missingInputFile_isRefusedBeforeStarting() throws {
+        let text = task(duration: "duration=1").replacingOccurrences(of: "testsrc:?size=320x180&duration=1", with: "/nonexistent/a.flv")
+        let (taskPath, output) = try writeTask(text)
+        let result = try Tools.run(binary, ["run", taskPath])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("ResourceNotFound.Input: streams[0].url \"/nonexistent/a.flv\""), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+
+    func test_validate_describesTheInputs() throws {
+        let (taskPath, _) = try writeTask(task(duration: "duration=1"))
+        let result = try Tools.run(binary, ["validate", taskPath])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.text.contains("ok: mixStreamToCdn, 320x180@15, 1 input(s), 1 output(s)"), result.text)
+    }
+
+    func test_sigint_closesTheFileCleanlyAndExitsZero() throws {
+        let (taskPath, output) = try writeTask(task(duration: "duration=600"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["run", taskPath, "--realtime", "--quiet"]
+        try process.run()
+        Thread.sleep(forTimeInterval: 2)
+        process.interrupt()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        // The MP4 has its index (written by the trailer), so it plays and has every frame.
+        let packets = try Tools.packets(output, stream: "v:0")
+        XCTAssertGreaterThan(packets.count, 15)
+        XCTAssertLessThan(packets.count, 60)
+        XCTAssertEqual(try Tools.stream(output, "v:0")["codec_name"], "h264")
+    }
+}
