@@ -37,7 +37,7 @@ final class MixSession {
         let plan = engine.plan
         workers = plan.inputs.enumerated().map { index, input in
             InputWorker(index: index, key: input.key, url: input.url, audioFormat: AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels),
-                        queueCapacity: 16, logger: engine.options.logger)
+                        queueCapacity: 6, logger: engine.options.logger)
         }
         tracks = workers.map { InputTrack(worker: $0, audioFormat: AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)) }
         encoder = try MixEncoder(param: param, options: engine.options)

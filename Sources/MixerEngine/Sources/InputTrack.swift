@@ -13,7 +13,6 @@ final class InputTrack {
     private(set) var ended = false
     private(set) var failure: String?
     private var pending: [TimedPicture] = []
-    private var pendingHead = 0
     private var current: TimedPicture?
     private(set) var fifo: AudioFifo
     /// The latest video time and the end of the audio received (input timeline, seconds).
@@ -94,13 +93,11 @@ final class InputTrack {
         pump(blocking: blocking) {
             opened && (!hasVideo || videoHorizon > due || audioHorizon > due + InputTrack.lookahead)
         }
-        while pendingHead < pending.count, pending[pendingHead].time <= due {
-            current = pending[pendingHead]
-            pendingHead += 1
-        }
-        if pendingHead > 32 {
-            pending.removeFirst(pendingHead)
-            pendingHead = 0
+        let dueCount = pending.prefix { $0.time <= due }.count
+        if dueCount > 0 {
+            current = pending[dueCount - 1]
+            // Release the pictures passed over at once: each holds a whole decoded frame.
+            pending.removeFirst(dueCount)
         }
         if let shown = current, time - shown.time > hold { current = nil }
         return current?.picture
