@@ -98,12 +98,19 @@ final class MixSession {
         var bytes = 0
         tracks.forEach { $0.awaitOpen(blocking: !live) }
         while true {
-            let videoTime = compositor == nil ? Double.infinity : Double(frameIndex) / fps
-            let audioTime = Double(blockIndex * Int64(blockSize)) / rate
+            // Once every input has ended, video and audio each stop at the end of their own content.
+            let ended = !tracks.isEmpty && tracks.allSatisfy(\.ended)
+            let contentEnd = tracks.compactMap { [$0.videoEnd, $0.audioEnd].compactMap { $0 }.max() }.max() ?? 0
+            let videoEnd = tracks.compactMap(\.videoEnd).max() ?? contentEnd
+            let audioEnd = tracks.compactMap(\.audioEnd).max() ?? contentEnd
+            var videoTime = compositor == nil ? Double.infinity : Double(frameIndex) / fps
+            var audioTime = Double(blockIndex * Int64(blockSize)) / rate
+            if ended && videoTime >= videoEnd - 1e-9 { videoTime = .infinity }
+            if ended && audioTime >= audioEnd - 1e-9 { audioTime = .infinity }
             let now = min(videoTime, audioTime)
             if engine.stopFlag.isSet { return .stopped }
+            if now == .infinity { return .inputsEnded }
             if let duration = options.duration, now >= duration - 1e-9 { return .durationReached }
-            if !tracks.isEmpty, tracks.allSatisfy(\.ended), now >= tracks.map(\.endTime).max()! { return .inputsEnded }
             let lastActive = max(0, tracks.map(\.activeUntil).max() ?? 0)
             if now - lastActive >= Double(engine.task.maxIdleTime) { return .idle(seconds: engine.task.maxIdleTime) }
             if live { MonotonicClock.sleep(until: start + now) }

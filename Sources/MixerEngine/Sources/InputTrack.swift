@@ -40,8 +40,11 @@ final class InputTrack {
     /// The end of the audio received so far (input timeline, seconds).
     var audioHorizon: Double { audioEndSample == .min ? -Double.infinity : Double(audioEndSample) / sampleRate }
 
-    /// When the input's media stops: the end of its last picture or of its audio.
-    var endTime: Double { max(videoHorizon + lastFrameInterval, audioHorizon) }
+    /// When the input's pictures stop (the end of its last one); nil if it sent none.
+    var videoEnd: Double? { videoHorizon.isFinite ? videoHorizon + lastFrameInterval : nil }
+
+    /// When the input's audio stops; nil if it sent none.
+    var audioEnd: Double? { audioHorizon.isFinite ? audioHorizon : nil }
 
     /// The last time (input timeline) that this input delivered media for.
     var activeUntil: Double { max(videoHorizon, audioHorizon) }
