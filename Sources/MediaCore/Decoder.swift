@@ -59,7 +59,4 @@ public final class Decoder {
         try check(result, "avcodec_receive_frame(\(label))")
         return .output
     }
-
-    /// Forgets buffered state, e.g. after a timestamp discontinuity.
-    public func flush() { avcodec_flush_buffers(context) }
 }

@@ -18,6 +18,4 @@ public enum FFmpegLog {
         av_log_set_level(level.rawValue)
         mx_log_install(sink)
     }
-
-    public static func setLevel(_ level: FFmpegLogLevel) { av_log_set_level(level.rawValue) }
 }

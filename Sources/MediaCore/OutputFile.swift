@@ -70,10 +70,4 @@ public final class OutputFile {
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 { avio_closep(&context.pointee.pb) }
         try check(trailer, "av_write_trailer(\(url))")
     }
-
-    /// Names of the muxers this FFmpeg has, for telling users what a file extension maps to.
-    public static func formatName(forExtension ext: String) -> String? {
-        guard let format = av_guess_format(nil, "x.\(ext)", nil) else { return nil }
-        return String(cString: format.pointee.name)
-    }
 }

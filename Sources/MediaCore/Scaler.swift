@@ -36,8 +36,6 @@ public struct PlanarImage {
 public struct ScaleQuality: Sendable, Hashable {
     public let flags: Int32
     public static let bitExactBilinear = ScaleQuality(flags: SWS_BILINEAR | SWS_ACCURATE_RND | SWS_BITEXACT)
-    public static let bitExactBicubic = ScaleQuality(flags: SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT)
-    public static let fastBilinear = ScaleQuality(flags: SWS_FAST_BILINEAR)
 }
 
 /// A cached swscale context; rebuilt only when the geometry or formats change.

@@ -17,6 +17,8 @@ final class MixSession {
     private let encoder: MixEncoder
     private let outputs: [OutputWorker]
     private let audioFrame: Frame
+    /// The running sum of one block, reused every block.
+    private var mixBuffer: [Float]
     private let blockSize: Int
     private var audioGains: [Int: Float] = [:]
     private let logger: Logger
@@ -32,17 +34,18 @@ final class MixSession {
             throw TaskError.unsupported("RelayCopy", "relay without encoderParam (packet copy) is not available yet; add encoderParam to relay with transcoding")
         }
         self.param = param
-        format = AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)
+        let format = AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)
+        self.format = format
         live = options.realtime
-        let plan = engine.plan
-        workers = plan.inputs.enumerated().map { index, input in
-            InputWorker(index: index, key: input.key, url: input.url, audioFormat: AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels),
-                        queueCapacity: 6, logger: engine.options.logger)
+        // Small input queues: each entry may hold a whole decoded picture.
+        workers = engine.plan.inputs.enumerated().map { index, input in
+            InputWorker(index: index, key: input.key, url: input.url, audioFormat: format, queueCapacity: 6, logger: engine.options.logger)
         }
-        tracks = workers.map { InputTrack(worker: $0, audioFormat: AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)) }
+        tracks = workers.map { InputTrack(worker: $0, audioFormat: format) }
         encoder = try MixEncoder(param: param, options: engine.options)
         blockSize = encoder.audioFrameSize
         audioFrame = try Frame.audio(samples: blockSize, sampleRate: param.audioSampleRate, channels: param.audioChannels)
+        mixBuffer = [Float](repeating: 0, count: blockSize * param.audioChannels)
         if param.isAudioOnly {
             compositor = nil
             tracks.forEach { $0.keepsPictures = false }
@@ -157,10 +160,11 @@ final class MixSession {
         let first = index * Int64(blockSize)
         let channels = format.channels
         try audioFrame.makeWritable()
-        // Accumulate in a scratch buffer, then clamp into the encoder's planes: a sum of
-        // loud inputs saturates instead of wrapping.
-        var mix = [Float](repeating: 0, count: channels * blockSize)
-        mix.withUnsafeMutableBufferPointer { buffer in
+        // Accumulate in float, then clamp into the encoder's planes: a sum of loud inputs
+        // saturates instead of wrapping.
+        let blockSize = self.blockSize
+        mixBuffer.withUnsafeMutableBufferPointer { buffer in
+            buffer.update(repeating: 0)
             for (input, track) in tracks.enumerated() {
                 if let gain = audioGains[input] {
                     track.mixAudio(start: first, count: blockSize, gain: gain, into: buffer.baseAddress!, blocking: !live)

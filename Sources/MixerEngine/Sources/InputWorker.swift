@@ -185,14 +185,9 @@ final class InputWorker: Sendable {
         return send(.audio(TimedAudio(start: start, audio: audio)))
     }
 
-    /// Network inputs get a read timeout so that a dead peer ends the read.
+    /// Network inputs get a 10 s read timeout so that a dead peer ends the read.
     static func protocolOptions(for url: String) -> [String: String] {
-        let lowered = url.lowercased()
-        if lowered.hasPrefix("rtmp") { return ["rw_timeout": "10000000"] }
-        if lowered.hasPrefix("http") || lowered.hasPrefix("srt") || lowered.hasPrefix("rtsp") {
-            return ["rw_timeout": "10000000"]
-        }
-        return [:]
+        url.contains("://") && !url.lowercased().hasPrefix("file://") ? ["rw_timeout": "10000000"] : [:]
     }
 }
 

@@ -46,16 +46,6 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
         return takeLocked()
     }
 
-    /// Waits at most until `deadline`; nil when nothing came (or closed and drained).
-    func pop(before deadline: Date) -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == items.count && !closed {
-            if !condition.wait(until: deadline) { break }
-        }
-        return takeLocked()
-    }
-
     /// An element if one is waiting, without blocking.
     func poll() -> Element? {
         condition.lock()
@@ -69,12 +59,6 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
         closed = true
         condition.broadcast()
         condition.unlock()
-    }
-
-    var count: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return items.count - head
     }
 
     private func takeLocked() -> Element? {

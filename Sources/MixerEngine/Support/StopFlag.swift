@@ -13,6 +13,5 @@ final class Counter: Sendable {
     private let value = Atomic<Int>(0)
 
     func add(_ amount: Int = 1) { value.add(amount, ordering: .relaxed) }
-    func store(_ amount: Int) { value.store(amount, ordering: .relaxed) }
     var current: Int { value.load(ordering: .relaxed) }
 }
