@@ -64,11 +64,15 @@ public final class Frame {
     }
 
     /// Plane `plane`'s memory; nil for planes the format does not have.
-    public func data(_ plane: Int) -> UnsafeMutablePointer<UInt8>? {
-        mx_frame_data(pointer, Int32(plane))
+    public func data(_ plane: Int) -> UnsafeMutablePointer<UInt8>? { Frame.plane(pointer, plane) }
+
+    public func linesize(_ plane: Int) -> Int { Frame.stride(pointer, plane) }
+
+    static func plane(_ frame: UnsafePointer<AVFrame>, _ plane: Int) -> UnsafeMutablePointer<UInt8>? {
+        mx_frame_data(frame, Int32(plane))
     }
 
-    public func linesize(_ plane: Int) -> Int { Int(mx_frame_linesize(pointer, Int32(plane))) }
+    static func stride(_ frame: UnsafePointer<AVFrame>, _ plane: Int) -> Int { Int(mx_frame_linesize(frame, Int32(plane))) }
 
     /// Plane `plane` as floats (planar float audio only).
     public func floatSamples(_ plane: Int) -> UnsafeMutablePointer<Float> {

@@ -168,12 +168,12 @@ final class InputWorker: Sendable {
     private func emitVideo(_ frame: Frame, _ timeBase: Rational, _ state: inout DecodeState) throws -> Bool {
         let time = state.videoTime(pts: frame.pts, timeBase: timeBase)
         let picture: VideoPicture
-        if frame.pixelFormat == .yuv420p || frame.pixelFormat == .yuvj420p {
-            picture = VideoPicture(copying: frame)
+        if frame.isYUV420 {
+            picture = VideoPicture(sharing: frame)
         } else {
             let converted = try Frame.video(width: frame.width, height: frame.height, format: .yuv420p)
             try state.converter.scale(frame.image, into: converted.image)
-            picture = VideoPicture(copying: converted)
+            picture = VideoPicture(sharing: converted)
         }
         return send(.video(TimedPicture(time: time, picture: picture)))
     }
