@@ -80,9 +80,14 @@ final class OutputWorker: Sendable {
         }
     }
 
-    /// Asks the output to flush and close; waits up to `timeout` seconds.
+    /// Asks the output to flush and close; waits up to `timeout` seconds, then interrupts it.
     func finish(timeout: Double) {
-        if !queue.push(.finish) { return }
+        if live {
+            // A stuck connection may have filled the queue: never wait for room here.
+            if !queue.offer(.finish) { queue.close() }
+        } else {
+            queue.push(.finish)
+        }
         if finished.wait(timeout: .now() + timeout) == .timedOut {
             logger.warning("output did not close in \(timeout) s; interrupting it")
             interrupt.requestStop()
