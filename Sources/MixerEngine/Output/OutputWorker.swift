@@ -14,6 +14,17 @@ public enum OutputState: Int, Sendable {
     case disconnecting = 5
 }
 
+/// How a live output retries (SPEC §4.2: every 5 s, failed after 60 s without success).
+public struct RetryPolicy: Sendable {
+    public var interval: Double
+    public var failAfter: Double
+
+    public init(interval: Double = 5, failAfter: Double = 60) {
+        self.interval = interval
+        self.failAfter = failAfter
+    }
+}
+
 /// What the mixing thread sends an output.
 enum OutputMessage: Sendable {
     case packet(EncodedPacket)
@@ -23,23 +34,31 @@ enum OutputMessage: Sendable {
 /// One destination on its own thread behind a bounded queue: the muxer is created, used
 /// and closed there. Offline, the mixing thread waits for room (a file must be complete);
 /// live, a full queue drops this output's packets only, never the mix or other outputs.
+/// A live URL that fails is reopened every `retry.interval` seconds, resuming at the next
+/// keyframe, until `retry.failAfter` seconds pass without success.
 final class OutputWorker: Sendable {
     let target: CdnURL
     private let streams: [StreamParameters]
     private let queue: BoundedQueue<OutputMessage>
     private let live: Bool
+    private let retry: RetryPolicy
     private let stateValue = Atomic<Int>(OutputState.idle.rawValue)
     private let lastError = Mutex<String?>(nil)
     let droppedPackets = Counter()
     let writtenBytes = Counter()
+    let connections = Counter()
     private let interrupt = InterruptFlag()
     private let finished = DispatchGroup()
     private let logger: Logger
 
-    init(target: CdnURL, streams: [StreamParameters], live: Bool, logger: Logger) {
+    /// Seconds allowed for connecting and writing the header.
+    static let connectTimeout = 10.0
+
+    init(target: CdnURL, streams: [StreamParameters], live: Bool, retry: RetryPolicy, logger: Logger) {
         self.target = target
         self.streams = streams
         self.live = live
+        self.retry = retry
         self.queue = BoundedQueue(capacity: live ? 256 : 64)
         var logger = logger
         logger[metadataKey: "output"] = "\(target.url)"
@@ -49,24 +68,17 @@ final class OutputWorker: Sendable {
     var state: OutputState { OutputState(rawValue: stateValue.load(ordering: .relaxed)) ?? .idle }
     var failure: String? { lastError.withLock { $0 } }
 
+    private func set(_ state: OutputState) {
+        let old = stateValue.exchange(state.rawValue, ordering: .relaxed)
+        if old != state.rawValue { logger.info("output state \(state.rawValue) (\(state))") }
+    }
+
     func start() {
         finished.enter()
-        stateValue.store(OutputState.connecting.rawValue, ordering: .relaxed)
+        set(.connecting)
         let thread = Thread { [self] in
             defer { finished.leave() }
-            do {
-                try run()
-                stateValue.store(OutputState.idle.rawValue, ordering: .relaxed)
-            } catch {
-                lastError.withLock { $0 = "\(error)" }
-                stateValue.store(OutputState.failed.rawValue, ordering: .relaxed)
-                logger.error("output failed: \(error)")
-                // Keep draining so that the mixing thread never waits on a dead output.
-                while let message = queue.pop() {
-                    if case .finish = message { break }
-                    droppedPackets.add()
-                }
-            }
+            run()
         }
         thread.name = "mixer-output"
         thread.start()
@@ -96,7 +108,43 @@ final class OutputWorker: Sendable {
         }
     }
 
-    private func run() throws {
+    private func run() {
+        var failingSince: Double?
+        while true {
+            do {
+                try publish { failingSince = nil }
+                set(.idle)
+                return
+            } catch {
+                lastError.withLock { $0 = "\(error)" }
+                let now = MonotonicClock.now()
+                failingSince = failingSince ?? now
+                guard target.kind.isLive, !interrupt.isStopRequested, now - failingSince! < retry.failAfter else {
+                    logger.error("output failed: \(error)")
+                    set(.failed)
+                    dropUntilFinished(deadline: .infinity)
+                    return
+                }
+                logger.warning("output error: \(error); retrying in \(retry.interval) s")
+                set(connections.current > 0 ? .reconnecting : .connecting)
+                if !dropUntilFinished(deadline: now + retry.interval) { set(.idle); return }
+            }
+        }
+    }
+
+    /// Drops packets (counted) until `deadline`; false if the task finished meanwhile.
+    @discardableResult
+    private func dropUntilFinished(deadline: Double) -> Bool {
+        while let message = deadline == .infinity ? queue.pop() : queue.pop(before: deadline) {
+            if case .finish = message { return false }
+            droppedPackets.add()
+        }
+        return deadline != .infinity && !queue.isClosed
+    }
+
+    /// Opens the destination and writes packets until the task finishes. Throws when the
+    /// connection fails; `onConnected` runs once the header is written.
+    private func publish(onConnected: () -> Void) throws {
         let path = target.url.hasPrefix("file://") ? String(target.url.dropFirst(7)) : target.url
         let container: String = switch target.kind {
         case .rtmp: "flv"
@@ -107,16 +155,26 @@ final class OutputWorker: Sendable {
         var indices: [MediaKind: Int] = [:]
         for stream in streams { indices[stream.kind] = try output.addStream(stream) }
         let options: [String: String] = target.kind.isLive ? ["rw_timeout": "10000000"] : [:]
+        interrupt.arm(timeout: target.kind.isLive ? OutputWorker.connectTimeout : 0)
         try output.start(options: options, interrupt: interrupt)
-        stateValue.store(OutputState.publishing.rawValue, ordering: .relaxed)
+        interrupt.arm(timeout: 0)
+        connections.add()
+        onConnected()
+        set(.publishing)
+        // A new connection starts at a keyframe, so that players can decode from its start.
+        var awaitingKeyframe = indices[.video] != nil && connections.current > 1
         while let message = queue.pop() {
             switch message {
             case .packet(let packet):
                 guard let index = indices[packet.kind] else { continue }
+                if awaitingKeyframe {
+                    guard packet.kind == .video && packet.isKeyframe else { droppedPackets.add(); continue }
+                    awaitingKeyframe = false
+                }
                 try output.write(packet, streamIndex: index)
                 writtenBytes.add(packet.data.count)
             case .finish:
-                stateValue.store(OutputState.disconnecting.rawValue, ordering: .relaxed)
+                set(.disconnecting)
                 try output.finish()
                 return
             }

@@ -41,6 +41,10 @@ public struct EngineOptions: Sendable {
     public var onAudioBlock: (@Sendable (AudioBlockReport) -> Void)?
     /// How long a cell keeps showing an input's last picture once it stops coming.
     public var holdLastFrame = 1.0
+    /// Live jitter buffer: input media is composed this long after it first arrives.
+    public var liveLatency = 0.2
+    /// How live outputs retry after a failure.
+    public var outputRetry = RetryPolicy()
     public var logger = Logger(label: "mixer")
 
     public init() {}
@@ -72,12 +76,14 @@ public struct EngineStatus: Sendable {
         public let state: OutputState
         public let droppedPackets: Int
         public let bytes: Int
+        /// Successful connections so far (more than one: it reconnected).
+        public let connections: Int
         public let error: String?
     }
 
     public struct Input: Sendable {
         public let key: InputKey
-        public let state: String
+        public let state: InputState
     }
 
     public var videoFrames: Int64 = 0

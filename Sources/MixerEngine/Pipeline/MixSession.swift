@@ -23,6 +23,8 @@ final class MixSession {
     private var audioGains: [Int: Float] = [:]
     private let logger: Logger
     private let live: Bool
+    /// Monotonic time of output time 0.
+    private let start: Double
 
     init(engine: MixEngine) throws {
         self.engine = engine
@@ -37,11 +39,16 @@ final class MixSession {
         let format = AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)
         self.format = format
         live = options.realtime
+        let live = options.realtime
         // Small input queues: each entry may hold a whole decoded picture.
         workers = engine.plan.inputs.enumerated().map { index, input in
-            InputWorker(index: index, key: input.key, url: input.url, audioFormat: format, queueCapacity: 6, logger: engine.options.logger)
+            InputWorker(index: index, key: input.key, url: input.url, audioFormat: format, live: live,
+                        queueCapacity: live ? 32 : 6, logger: engine.options.logger)
         }
-        tracks = workers.map { InputTrack(worker: $0, audioFormat: format) }
+        let start = MonotonicClock.now()
+        self.start = start
+        let timing = live ? InputTrack.LiveTiming(start: start, latency: options.liveLatency) : nil
+        tracks = workers.map { InputTrack(worker: $0, audioFormat: format, live: timing) }
         encoder = try MixEncoder(param: param, options: engine.options)
         blockSize = encoder.audioFrameSize
         audioFrame = try Frame.audio(samples: blockSize, sampleRate: param.audioSampleRate, channels: param.audioChannels)
@@ -61,8 +68,9 @@ final class MixSession {
                 targets.append(CdnURL(url: url, isInternalLine: true, kind: .rtmp))
             }
         }
-        let live = self.live
-        outputs = targets.map { OutputWorker(target: $0, streams: streams, live: live || $0.kind.isLive, logger: engine.options.logger) }
+        let retry = engine.options.outputRetry
+        outputs = targets.map { OutputWorker(target: $0, streams: streams, live: live || $0.kind.isLive, retry: retry,
+                                             logger: engine.options.logger) }
         applyLayout(task)
     }
 
@@ -95,11 +103,10 @@ final class MixSession {
         let fps = Double(param.fps)
         let rate = Double(param.audioSampleRate)
         let tolerance = 0.5 / fps
-        let start = MonotonicClock.now()
         var frameIndex: Int64 = 0
         var blockIndex: Int64 = 0
         var bytes = 0
-        tracks.forEach { $0.awaitOpen(blocking: !live) }
+        tracks.forEach { $0.awaitOpen() }
         while true {
             // Once every input has ended, video and audio each stop at the end of their own content.
             let ended = !tracks.isEmpty && tracks.allSatisfy(\.ended)
@@ -144,7 +151,7 @@ final class MixSession {
     private func composeVideo(_ index: Int64, time: Double, tolerance: Double) throws -> [EncodedPacket] {
         guard let compositor else { return [] }
         // Every input moves forward, shown or not, so that its queue keeps flowing.
-        let pictures = tracks.map { $0.picture(at: time, tolerance: tolerance, hold: options.holdLastFrame, blocking: !live) }
+        let pictures = tracks.map { $0.picture(at: time, tolerance: tolerance, hold: options.holdLastFrame) }
         try compositor.compose { pictures[$0] }
         if let report = options.onTick {
             report(TickReport(index: index, canvasChecksum: compositor.checksum(),
@@ -167,9 +174,9 @@ final class MixSession {
             buffer.update(repeating: 0)
             for (input, track) in tracks.enumerated() {
                 if let gain = audioGains[input] {
-                    track.mixAudio(start: first, count: blockSize, gain: gain, into: buffer.baseAddress!, blocking: !live)
+                    track.mixAudio(start: first, count: blockSize, gain: gain, into: buffer.baseAddress!)
                 } else {
-                    track.discardAudio(upTo: first + Int64(blockSize), blocking: !live)
+                    track.discardAudio(upTo: first + Int64(blockSize))
                 }
             }
             for channel in 0..<channels {
@@ -208,10 +215,12 @@ final class MixSession {
             status.bytes = bytes
             status.outputs = outputs.map {
                 .init(url: $0.target.url, state: $0.state, droppedPackets: $0.droppedPackets.current,
-                      bytes: $0.writtenBytes.current, error: $0.failure)
+                      bytes: $0.writtenBytes.current, connections: $0.connections.current, error: $0.failure)
             }
             status.inputs = tracks.map { track in
-                .init(key: track.worker.key, state: track.ended ? (track.failure == nil ? "ended" : "lost") : (track.opened ? "live" : "connecting"))
+                // A connected input that has gone quiet for longer than the hold time is lost too.
+                let stalled = live && track.connection == .live && mediaTime - (track.lastArrival ?? mediaTime) > options.holdLastFrame
+                return .init(key: track.worker.key, state: stalled ? .lost : track.connection)
             }
         }
     }
@@ -231,7 +240,7 @@ final class MixSession {
         engine.statusBox.withLock { status in
             status.outputs = outputs.map {
                 .init(url: $0.target.url, state: $0.state, droppedPackets: $0.droppedPackets.current,
-                      bytes: $0.writtenBytes.current, error: $0.failure)
+                      bytes: $0.writtenBytes.current, connections: $0.connections.current, error: $0.failure)
             }
         }
     }

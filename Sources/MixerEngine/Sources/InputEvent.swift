@@ -1,9 +1,11 @@
 import MediaCore
 
-/// A picture and its time on the input's own timeline (seconds from the input's start).
+/// A picture and its time on the input's own timeline (seconds from the input's start),
+/// with the monotonic time it arrived at (for live anchoring).
 struct TimedPicture: Sendable {
     var time: Double
     var picture: VideoPicture
+    var arrival: Double
 }
 
 /// Audio converted to the task's rate and channels, placed by sample index on the
@@ -11,14 +13,18 @@ struct TimedPicture: Sendable {
 struct TimedAudio: Sendable {
     var start: Int64
     var audio: PlanarAudio
+    var arrival: Double
 }
 
 /// What an input thread tells the mixing thread, in the order it happens.
 enum InputEvent: Sendable {
+    /// Connected (again): a new timeline starts.
     case opened(hasVideo: Bool, hasAudio: Bool, summary: String)
     case video(TimedPicture)
     case audio(TimedAudio)
-    /// The input is over: `failure` is nil at a clean end of stream.
+    /// The connection dropped; the input thread is trying again.
+    case lost(reason: String)
+    /// The input is over for good: `failure` is nil at a clean end of stream.
     case ended(failure: String?)
 }
 

@@ -1,43 +1,71 @@
 import Foundation
 import MediaCore
 
+/// What a task's status says of an input (SPEC §4.2).
+public enum InputState: String, Sendable {
+    case connecting
+    case live
+    case lost
+    case ended
+}
+
 /// The mixing thread's view of one input: what it has delivered so far, the picture due
-/// at each tick, and its audio. In offline mode the mixing thread waits here until the
-/// input has delivered everything due, which makes runs deterministic; in real-time
-/// mode it takes only what has already arrived.
+/// at each tick, and its audio, all on the output timeline.
+///
+/// Offline, the mixing thread waits here until the input has delivered everything due,
+/// which makes runs deterministic. Live, it never waits: each input's timeline is anchored
+/// to the output clock when its media first arrives (again after a reconnection or a jump
+/// of over a second), plus a small jitter buffer, and what is late is simply late.
 final class InputTrack {
     let worker: InputWorker
     private(set) var opened = false
     private(set) var hasVideo = true
     private(set) var hasAudio = true
     private(set) var ended = false
+    private(set) var connection = InputState.connecting
     private(set) var failure: String?
     private var pending: [TimedPicture] = []
     private var current: TimedPicture?
     private(set) var fifo: AudioFifo
-    /// The latest video time and the end of the audio received (input timeline, seconds).
+    /// The latest video time received (output timeline, seconds).
     private(set) var videoHorizon = -Double.infinity
     private var lastFrameInterval = 0.04
+    /// The sample index (output timeline) just past the audio received so far.
+    private var audioEndSample = Int64.min
     private let sampleRate: Double
     /// Announced once by `takeStateChange` for status and logs.
     private var unreportedChange: String?
     /// False in audio-only tasks: pictures are counted for timing, then dropped.
     var keepsPictures = true
 
+    private let live: LiveTiming?
+    /// Input timeline + anchor = output timeline (live only; 0 offline).
+    private var anchor: Double?
+    /// Output-clock time of the last media that arrived (live), for idle detection.
+    private(set) var lastArrival: Double?
+
     /// How far one kind of media may run ahead while waiting for the other before the
     /// late kind is treated as absent for now.
     static let lookahead = 1.0
+    /// A live input whose timestamps stray further than this from the anchor is re-anchored.
+    static let jumpThreshold = 1.0
 
-    init(worker: InputWorker, audioFormat: AudioFormat) {
+    /// Clock and buffering of a live task.
+    struct LiveTiming {
+        /// Monotonic time of output time 0.
+        let start: Double
+        /// Jitter buffer: media is shown this long after it is first due.
+        let latency: Double
+    }
+
+    init(worker: InputWorker, audioFormat: AudioFormat, live: LiveTiming?) {
         self.worker = worker
+        self.live = live
         fifo = AudioFifo(channels: audioFormat.channels)
         sampleRate = Double(audioFormat.sampleRate)
     }
 
-    /// The sample index just past the audio received so far.
-    private var audioEndSample = Int64.min
-
-    /// The end of the audio received so far (input timeline, seconds).
+    /// The end of the audio received so far (output timeline, seconds).
     var audioHorizon: Double { audioEndSample == .min ? -Double.infinity : Double(audioEndSample) / sampleRate }
 
     /// When the input's pictures stop (the end of its last one); nil if it sent none.
@@ -46,24 +74,36 @@ final class InputTrack {
     /// When the input's audio stops; nil if it sent none.
     var audioEnd: Double? { audioHorizon.isFinite ? audioHorizon : nil }
 
-    /// The last time (input timeline) that this input delivered media for.
-    var activeUntil: Double { max(videoHorizon, audioHorizon) }
+    /// The last time (output timeline) this input delivered media for: by timestamps
+    /// offline, by arrival live.
+    var activeUntil: Double { live == nil ? max(videoHorizon, audioHorizon) : (lastArrival ?? -Double.infinity) }
 
     func takeStateChange() -> String? {
         defer { unreportedChange = nil }
         return unreportedChange
     }
 
-    /// Takes events until `satisfied` holds (offline) or until none is waiting (real time).
-    private func pump(blocking: Bool, until satisfied: () -> Bool) {
+    /// Offline: takes events until `satisfied` holds. Live: takes every event waiting.
+    private func pump(until satisfied: () -> Bool) {
+        guard live == nil else {
+            while let event = worker.events.poll() { absorb(event) }
+            return
+        }
         while !ended && !satisfied() {
-            let event = blocking ? worker.events.pop() : worker.events.poll()
-            guard let event else {
-                if blocking { absorb(.ended(failure: nil)) }
-                return
-            }
+            guard let event = worker.events.pop() else { return absorb(.ended(failure: nil)) }
             absorb(event)
         }
+    }
+
+    /// Maps a time on the input's timeline to the output timeline (live: anchored at
+    /// arrival, re-anchored after reconnections and jumps).
+    private func outputTime(_ time: Double, arrival: Double) -> Double {
+        guard let live else { return time }
+        let now = arrival - live.start
+        lastArrival = now
+        let candidate = now - time
+        if anchor == nil || abs(candidate - anchor!) > InputTrack.jumpThreshold { anchor = candidate }
+        return time + anchor! + live.latency
     }
 
     private func absorb(_ event: InputEvent) {
@@ -72,18 +112,27 @@ final class InputTrack {
             opened = true
             hasVideo = video
             hasAudio = audio
+            anchor = nil
+            connection = .live
             unreportedChange = "joined (\(summary))"
-        case .video(let picture):
+        case .video(var picture):
+            picture.time = outputTime(picture.time, arrival: picture.arrival)
             if picture.time > videoHorizon, videoHorizon.isFinite {
                 lastFrameInterval = min(1, picture.time - videoHorizon)
             }
             videoHorizon = max(videoHorizon, picture.time)
             if keepsPictures { pending.append(picture) }
-        case .audio(let chunk):
+        case .audio(var chunk):
+            let seconds = Double(chunk.start) / sampleRate
+            chunk.start = Int64((outputTime(seconds, arrival: chunk.arrival) * sampleRate).rounded())
             fifo.append(chunk)
             audioEndSample = max(audioEndSample, chunk.start + Int64(chunk.audio.count))
+        case .lost(let reason):
+            connection = .lost
+            unreportedChange = "lost (\(reason)); reconnecting"
         case .ended(let failure):
             ended = true
+            connection = .ended
             self.failure = failure
             unreportedChange = failure.map { "lost (\($0))" } ?? "ended"
         }
@@ -91,11 +140,9 @@ final class InputTrack {
 
     /// The picture to show at `time`: the latest one due (within `tolerance`, i.e. nearest
     /// to the tick), held at most `hold` seconds past its own time.
-    func picture(at time: Double, tolerance: Double, hold: Double, blocking: Bool) -> VideoPicture? {
+    func picture(at time: Double, tolerance: Double, hold: Double) -> VideoPicture? {
         let due = time + tolerance
-        pump(blocking: blocking) {
-            opened && (!hasVideo || videoHorizon > due || audioHorizon > due + InputTrack.lookahead)
-        }
+        pump { opened && (!hasVideo || videoHorizon > due || audioHorizon > due + InputTrack.lookahead) }
         let dueCount = pending.prefix { $0.time <= due }.count
         if dueCount > 0 {
             current = pending[dueCount - 1]
@@ -107,26 +154,24 @@ final class InputTrack {
     }
 
     /// Adds this input's samples of [start, start + count) times `gain` into `mix`.
-    func mixAudio(start: Int64, count: Int, gain: Float, into mix: UnsafeMutablePointer<Float>, blocking: Bool) {
-        awaitAudio(upTo: start + Int64(count), blocking: blocking)
+    func mixAudio(start: Int64, count: Int, gain: Float, into mix: UnsafeMutablePointer<Float>) {
+        awaitAudio(upTo: start + Int64(count))
         fifo.mix(from: start, count: count, gain: gain, into: mix)
     }
 
     /// Moves an input that is not mixed past `index`, so that it keeps flowing (and its end
     /// is seen) while its samples are dropped.
-    func discardAudio(upTo index: Int64, blocking: Bool) {
-        awaitAudio(upTo: index, blocking: blocking)
+    func discardAudio(upTo index: Int64) {
+        awaitAudio(upTo: index)
         fifo.discard(upTo: index)
     }
 
-    private func awaitAudio(upTo end: Int64, blocking: Bool) {
-        pump(blocking: blocking) {
-            opened && (!hasAudio || audioEndSample >= end || videoHorizon > Double(end) / sampleRate + InputTrack.lookahead)
-        }
+    private func awaitAudio(upTo end: Int64) {
+        pump { opened && (!hasAudio || audioEndSample >= end || videoHorizon > Double(end) / sampleRate + InputTrack.lookahead) }
     }
 
-    /// Waits (offline) until the input has said whether it opened.
-    func awaitOpen(blocking: Bool) {
-        pump(blocking: blocking) { opened }
+    /// Offline, waits until the input has said whether it opened.
+    func awaitOpen() {
+        pump { opened }
     }
 }

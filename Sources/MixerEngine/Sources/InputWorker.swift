@@ -6,47 +6,61 @@ import MixerTask
 /// One input's thread: demuxes and decodes (or synthesises `testsrc:`), converts to the
 /// canvas and audio formats, and hands Sendable pictures and samples to the mixing thread
 /// through a bounded queue. Every FFmpeg object it uses is created and freed on its thread.
+///
+/// In a live task, files and `testsrc:` are released at their native rate, and a network
+/// input that drops is reopened with backoff until the task stops.
 final class InputWorker: Sendable {
     let index: Int
     let key: InputKey
     let url: String
     let events: BoundedQueue<InputEvent>
     private let audioFormat: AudioFormat
+    private let live: Bool
     private let stop = StopFlag()
     private let interrupt = InterruptFlag()
     private let finished = DispatchGroup()
     private let logger: Logger
 
-    init(index: Int, key: InputKey, url: String, audioFormat: AudioFormat, queueCapacity: Int, logger: Logger) {
+    /// Seconds allowed for opening a network input before it counts as lost.
+    static let openTimeout = 10.0
+    /// Waits between reconnection attempts: doubling from the first, capped at the last.
+    static let backoff = (first: 0.5, limit: 5.0)
+
+    init(index: Int, key: InputKey, url: String, audioFormat: AudioFormat, live: Bool, queueCapacity: Int, logger: Logger) {
         self.index = index
         self.key = key
         self.url = url
         self.audioFormat = audioFormat
+        self.live = live
         self.events = BoundedQueue(capacity: queueCapacity)
         var logger = logger
         logger[metadataKey: "input"] = "\(key)"
         self.logger = logger
     }
 
+    var isNetwork: Bool { url.contains("://") && !url.lowercased().hasPrefix("file://") && !TestSourceSpec.isTestSource(url) }
+
     func start() {
         finished.enter()
         let thread = Thread { [self] in
             defer { finished.leave() }
-            let outcome: String?
+            let failure: String?
             do {
                 if TestSourceSpec.isTestSource(url) {
                     try runTestSource(TestSourceSpec(url: url))
+                } else if isNetwork && live {
+                    runReconnecting()
                 } else {
                     try runDemuxer()
                 }
-                outcome = nil
+                failure = nil
             } catch let error as FFmpegError where error.isInterrupted && stop.isSet {
-                outcome = nil
+                failure = nil
             } catch {
-                outcome = "\(error)"
+                failure = "\(error)"
                 logger.warning("input failed: \(error)")
             }
-            events.push(.ended(failure: outcome))
+            events.push(.ended(failure: failure))
         }
         thread.name = "mixer-input-\(index)"
         thread.start()
@@ -66,6 +80,31 @@ final class InputWorker: Sendable {
 
     private func send(_ event: InputEvent) -> Bool { !stop.isSet && events.push(event) }
 
+    // MARK: - network inputs in a live task
+
+    /// Opens, reads until the stream drops, reports it lost, waits, and opens again.
+    private func runReconnecting() {
+        var wait = InputWorker.backoff.first
+        while !stop.isSet {
+            var delivered = false
+            let reason: String
+            do {
+                delivered = try runDemuxer()
+                reason = "end of stream"
+            } catch let error as FFmpegError where error.isInterrupted && stop.isSet {
+                return
+            } catch {
+                reason = "\(error)"
+            }
+            guard !stop.isSet, send(.lost(reason: reason)) else { return }
+            logger.info("input lost (\(reason)); retrying in \(wait) s")
+            if delivered { wait = InputWorker.backoff.first }
+            let until = MonotonicClock.now() + wait
+            while !stop.isSet && MonotonicClock.now() < until { MonotonicClock.sleep(until: min(until, MonotonicClock.now() + 0.05)) }
+            wait = min(wait * 2, InputWorker.backoff.limit)
+        }
+    }
+
     // MARK: - testsrc:
 
     private func runTestSource(_ spec: TestSourceSpec) throws {
@@ -75,6 +114,7 @@ final class InputWorker: Sendable {
         let rate = audioFormat.sampleRate
         let totalSamples = spec.duration.map { Int64(($0 * Double(rate)).rounded()) } ?? Int64.max
         let totalFrames = spec.duration.map { Int(($0 * Double(spec.fps)).rounded(.up)) } ?? Int.max
+        var pacer = Pacer(stop: stop)
         var frame = 0
         var sample: Int64 = 0
         let chunk = 1024
@@ -85,12 +125,15 @@ final class InputWorker: Sendable {
             let videoTime = Double(frame) / Double(spec.fps)
             let audioTime = Double(sample) / Double(rate)
             if !videoDone && (audioDone || videoTime <= audioTime) {
-                guard send(.video(TimedPicture(time: videoTime, picture: pattern.picture(frame)))) else { return }
+                if live && !pacer.wait(until: videoTime) { return }
+                let picture = TimedPicture(time: videoTime, picture: pattern.picture(frame), arrival: MonotonicClock.now())
+                guard send(.video(picture)) else { return }
                 frame += 1
             } else {
+                if live && !pacer.wait(until: audioTime) { return }
                 let count = Int(min(Int64(chunk), totalSamples - sample))
                 let audio = pattern.tone(start: sample, count: count, sampleRate: rate, channels: audioFormat.channels)
-                guard send(.audio(TimedAudio(start: sample, audio: audio))) else { return }
+                guard send(.audio(TimedAudio(start: sample, audio: audio, arrival: MonotonicClock.now()))) else { return }
                 sample += Int64(count)
             }
         }
@@ -98,35 +141,43 @@ final class InputWorker: Sendable {
 
     // MARK: - FFmpeg inputs
 
-    private func runDemuxer() throws {
-        let file = try InputFile(url: url, options: InputWorker.protocolOptions(for: url), interrupt: interrupt)
+    /// Reads the input to its end. Returns whether any media was delivered.
+    @discardableResult
+    private func runDemuxer() throws -> Bool {
+        let path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
+        interrupt.arm(timeout: isNetwork ? InputWorker.openTimeout : 0)
+        let file = try InputFile(url: path, options: InputWorker.protocolOptions(for: url), interrupt: interrupt)
+        interrupt.arm(timeout: 0)
         let video = openDecoder(file, kind: .video)
         let audio = openDecoder(file, kind: .audio)
         let summary = file.streams.filter { $0.kind != nil }.map {
             $0.kind == .video ? "\($0.codecName) \($0.width)x\($0.height)" : "\($0.codecName) \($0.sampleRate)Hz/\($0.channels)ch"
         }.joined(separator: ", ")
-        guard send(.opened(hasVideo: video != nil, hasAudio: audio != nil, summary: summary)) else { return }
-        var state = DecodeState(zero: file.startTime, audioFormat: audioFormat)
+        guard send(.opened(hasVideo: video != nil, hasAudio: audio != nil, summary: summary)) else { return false }
+        var state = DecodeState(zero: file.startTime, audioFormat: audioFormat, pacer: live && !isNetwork ? Pacer(stop: stop) : nil)
         let packet = Packet()
         let frame = Frame()
+        var delivered = false
         reading: while !stop.isSet {
             guard try file.read(into: packet) == .packet else { break reading }
+            delivered = true
             if let video, packet.streamIndex == video.stream {
-                guard try decode(video.decoder, packet, frame, { try emitVideo($0, video.decoder.timeBase, &state) }) else { return }
+                guard try decode(video.decoder, packet, frame, { try emitVideo($0, video.decoder.timeBase, &state) }) else { return true }
             } else if let audio, packet.streamIndex == audio.stream {
-                guard try decode(audio.decoder, packet, frame, { try emitAudio($0, audio.decoder.timeBase, &state) }) else { return }
+                guard try decode(audio.decoder, packet, frame, { try emitAudio($0, audio.decoder.timeBase, &state) }) else { return true }
             }
         }
         if let video {
-            guard try decode(video.decoder, nil, frame, { try emitVideo($0, video.decoder.timeBase, &state) }) else { return }
+            guard try decode(video.decoder, nil, frame, { try emitVideo($0, video.decoder.timeBase, &state) }) else { return true }
         }
         if let audio {
-            guard try decode(audio.decoder, nil, frame, { try emitAudio($0, audio.decoder.timeBase, &state) }) else { return }
+            guard try decode(audio.decoder, nil, frame, { try emitAudio($0, audio.decoder.timeBase, &state) }) else { return true }
             let rest = try state.resampler.convert(nil)
             if rest.count > 0, let start = state.nextSample {
-                _ = send(.audio(TimedAudio(start: start, audio: rest)))
+                _ = send(.audio(TimedAudio(start: start, audio: rest, arrival: MonotonicClock.now())))
             }
         }
+        return delivered
     }
 
     private func openDecoder(_ file: InputFile, kind: MediaKind) -> (stream: Int, decoder: Decoder)? {
@@ -175,14 +226,16 @@ final class InputWorker: Sendable {
             try state.converter.scale(frame.image, into: converted.image)
             picture = VideoPicture(sharing: converted)
         }
-        return send(.video(TimedPicture(time: time, picture: picture)))
+        if state.pacer?.wait(until: time) == false { return false }
+        return send(.video(TimedPicture(time: time, picture: picture, arrival: MonotonicClock.now())))
     }
 
     private func emitAudio(_ frame: Frame, _ timeBase: Rational, _ state: inout DecodeState) throws -> Bool {
         let audio = try state.resampler.convert(frame)
         guard audio.count > 0 else { return true }
         let start = state.place(audio.count, pts: frame.pts, timeBase: timeBase)
-        return send(.audio(TimedAudio(start: start, audio: audio)))
+        if state.pacer?.wait(until: Double(start) / Double(audioFormat.sampleRate)) == false { return false }
+        return send(.audio(TimedAudio(start: start, audio: audio, arrival: MonotonicClock.now())))
     }
 
     /// Network inputs get a 10 s read timeout so that a dead peer ends the read.
@@ -200,13 +253,16 @@ struct DecodeState {
     let converter = Scaler(quality: .bitExactBilinear)
     var nextSample: Int64?
     var lastVideoTime: Double?
+    /// Set for files read in a live task: releases media at its native rate.
+    var pacer: Pacer?
 
     /// Audio timestamps that stray less than this from the running count are jitter.
     static let alignmentThreshold = 0.040
 
-    init(zero: Double?, audioFormat: AudioFormat) {
+    init(zero: Double?, audioFormat: AudioFormat, pacer: Pacer?) {
         self.zero = zero
         self.audioFormat = audioFormat
+        self.pacer = pacer
         resampler = Resampler(outputRate: audioFormat.sampleRate, outputChannels: audioFormat.channels)
     }
 

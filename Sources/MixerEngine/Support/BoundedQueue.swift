@@ -46,6 +46,17 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
         return takeLocked()
     }
 
+    /// Waits at most until the monotonic time `deadline`; nil when nothing came (or closed and drained).
+    func pop(before deadline: Double) -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == items.count && !closed {
+            let remaining = deadline - MonotonicClock.now()
+            if remaining <= 0 || !condition.wait(until: Date(timeIntervalSinceNow: remaining)) { break }
+        }
+        return takeLocked()
+    }
+
     /// An element if one is waiting, without blocking.
     func poll() -> Element? {
         condition.lock()
@@ -59,6 +70,12 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
         closed = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    var isClosed: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed
     }
 
     private func takeLocked() -> Element? {
