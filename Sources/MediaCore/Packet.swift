@@ -71,6 +71,16 @@ public enum MediaKind: Sendable, Hashable {
 
 /// An encoded packet copied out of FFmpeg so that it may cross to an output thread.
 public struct EncodedPacket: Sendable {
+    public init(kind: MediaKind, data: [UInt8], pts: Int64, dts: Int64, duration: Int64, timeBase: Rational, isKeyframe: Bool) {
+        self.kind = kind
+        self.data = data
+        self.pts = pts
+        self.dts = dts
+        self.duration = duration
+        self.timeBase = timeBase
+        self.isKeyframe = isKeyframe
+    }
+
     public var kind: MediaKind
     public var data: [UInt8]
     public var pts: Int64

@@ -20,6 +20,7 @@ public struct StreamParameters: Sendable {
     public let initialPadding: Int32
     public let videoDelay: Int32
 
+    /// An encoder's parameters.
     init(kind: MediaKind, context: UnsafeMutablePointer<AVCodecContext>) throws {
         guard let parameters = avcodec_parameters_alloc() else {
             throw FFmpegError(operation: "avcodec_parameters_alloc", message: "out of memory")
@@ -27,11 +28,20 @@ public struct StreamParameters: Sendable {
         var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters
         defer { avcodec_parameters_free(&owned) }
         try check(avcodec_parameters_from_context(parameters, context), "avcodec_parameters_from_context")
-        let p = parameters.pointee
+        self.init(kind: kind, parameters: parameters.pointee, timeBase: Rational(context.pointee.time_base))
+    }
+
+    /// The parameters of an input's stream, for copying its packets unchanged (relay).
+    public init(input: InputFile, stream index: Int) {
+        let kind = input.streams[index].kind ?? .video
+        self.init(kind: kind, parameters: input.codecParameters(index).pointee, timeBase: input.timeBase(index))
+    }
+
+    private init(kind: MediaKind, parameters p: AVCodecParameters, timeBase: Rational) {
         self.kind = kind
         codecID = p.codec_id.rawValue
         codecName = String(cString: avcodec_get_name(p.codec_id))
-        timeBase = Rational(context.pointee.time_base)
+        self.timeBase = timeBase
         extradata = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.extradata_size))) } ?? []
         format = p.format
         bitRate = p.bit_rate

@@ -37,12 +37,23 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not print the progress line.")
     var quiet = false
 
+    @Option(help: "Live jitter buffer in seconds: input media is composed this long after it arrives.")
+    var latency = 0.2
+
+    @Option(help: "Seconds between attempts to reconnect a failed live output.")
+    var outputRetry = 5.0
+
+    @Option(help: "Seconds without a successful connection after which a live output is marked failed.")
+    var outputFailAfter = 60.0
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         if realtime && offline { throw ValidationError("--realtime and --offline exclude each other") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
         if let snapshotEvery, snapshotEvery <= 0 { throw ValidationError("--snapshot-every must be positive") }
+        if latency < 0 || latency > 5 { throw ValidationError("--latency must be within 0–5 seconds") }
+        if outputRetry <= 0 || outputFailAfter <= 0 { throw ValidationError("--output-retry and --output-fail-after must be positive") }
     }
 
     func run() throws {
@@ -55,6 +66,8 @@ struct RunCommand: ParsableCommand {
         options.logger = logger
         options.duration = duration
         options.videoPreset = preset
+        options.liveLatency = latency
+        options.outputRetry = RetryPolicy(interval: outputRetry, failAfter: outputFailAfter)
         options.roomURLTemplate = global.roomURLTemplate
         options.heAACEncoder = Preflight.capabilities(roomURLTemplate: global.roomURLTemplate).heAACEncoder
         options.realtime = realtime || (!offline && !Preflight.isOffline(document, roomURLTemplate: global.roomURLTemplate))

@@ -68,6 +68,11 @@ final class OutputWorker: Sendable {
     var state: OutputState { OutputState(rawValue: stateValue.load(ordering: .relaxed)) ?? .idle }
     var failure: String? { lastError.withLock { $0 } }
 
+    var status: EngineStatus.Output {
+        .init(url: target.url, state: state, droppedPackets: droppedPackets.current, bytes: writtenBytes.current,
+              connections: connections.current, error: failure)
+    }
+
     private func set(_ state: OutputState) {
         let old = stateValue.exchange(state.rawValue, ordering: .relaxed)
         if old != state.rawValue { logger.info("output state \(state.rawValue) (\(state))") }

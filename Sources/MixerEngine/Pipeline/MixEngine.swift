@@ -4,6 +4,11 @@ import MediaCore
 import MixerTask
 import Synchronization
 
+/// What runs on a task's main thread: a mix (decode, compose, encode) or a relay (copy).
+protocol TaskSession {
+    func run() -> EndReason
+}
+
 /// Runs one task: starts its inputs, its mixing thread and its outputs, and reports status.
 /// The public face is thread-safe; the FFmpeg work happens on the threads it starts.
 public final class MixEngine: Sendable {
@@ -28,7 +33,8 @@ public final class MixEngine: Sendable {
             defer { done.leave() }
             let result: Result<EndReason, any Error>
             do {
-                let session = try MixSession(engine: self)
+                let relayCopy = task.target.mode.isRelay && task.encoderParam == nil
+                let session: any TaskSession = relayCopy ? try RelaySession(engine: self) : try MixSession(engine: self)
                 result = .success(session.run())
             } catch {
                 result = .failure(error)

@@ -6,7 +6,7 @@ import MixerTask
 /// The mixing thread's state for one task: one tick loop (OBS-style) that composes the
 /// canvas at the task's fps and mixes audio in encoder-sized blocks, in time order,
 /// then encodes once and fans packets out to every output. Confined to that thread.
-final class MixSession {
+final class MixSession: TaskSession {
     private let engine: MixEngine
     private let options: EngineOptions
     private let param: EncoderParam
@@ -31,9 +31,8 @@ final class MixSession {
         options = engine.options
         logger = options.logger
         let task = engine.task
-        // A relay task without encoderParam copies packets; that path is not in this engine.
         guard let param = task.encoderParam else {
-            throw TaskError.unsupported("RelayCopy", "relay without encoderParam (packet copy) is not available yet; add encoderParam to relay with transcoding")
+            throw TaskError.missing("EncoderParam", "encoderParam is required for mode \(task.target.mode.name)")
         }
         self.param = param
         let format = AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)
@@ -213,10 +212,7 @@ final class MixSession {
             status.mediaTime = mediaTime
             status.elapsed = elapsed
             status.bytes = bytes
-            status.outputs = outputs.map {
-                .init(url: $0.target.url, state: $0.state, droppedPackets: $0.droppedPackets.current,
-                      bytes: $0.writtenBytes.current, connections: $0.connections.current, error: $0.failure)
-            }
+            status.outputs = outputs.map(\.status)
             status.inputs = tracks.map { track in
                 // A connected input that has gone quiet for longer than the hold time is lost too.
                 let stalled = live && track.connection == .live && mediaTime - (track.lastArrival ?? mediaTime) > options.holdLastFrame
@@ -238,10 +234,7 @@ final class MixSession {
             logger.warning("input \(worker.key) did not stop within 5 s")
         }
         engine.statusBox.withLock { status in
-            status.outputs = outputs.map {
-                .init(url: $0.target.url, state: $0.state, droppedPackets: $0.droppedPackets.current,
-                      bytes: $0.writtenBytes.current, connections: $0.connections.current, error: $0.failure)
-            }
+            status.outputs = outputs.map(\.status)
         }
     }
 }

@@ -22,6 +22,10 @@ enum InputEvent: Sendable {
     case opened(hasVideo: Bool, hasAudio: Bool, summary: String)
     case video(TimedPicture)
     case audio(TimedAudio)
+    /// Relay: the streams whose packets follow, as they are in the input.
+    case streams([StreamParameters])
+    /// Relay: one packet, unchanged.
+    case packet(EncodedPacket)
     /// The connection dropped; the input thread is trying again.
     case lost(reason: String)
     /// The input is over for good: `failure` is nil at a clean end of stream.

@@ -127,6 +127,8 @@ final class InputTrack {
             chunk.start = Int64((outputTime(seconds, arrival: chunk.arrival) * sampleRate).rounded())
             fifo.append(chunk)
             audioEndSample = max(audioEndSample, chunk.start + Int64(chunk.audio.count))
+        case .streams, .packet:
+            break  // relay events; a mixing task never asks for them
         case .lost(let reason):
             connection = .lost
             unreportedChange = "lost (\(reason)); reconnecting"

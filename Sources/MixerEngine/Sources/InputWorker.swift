@@ -16,6 +16,8 @@ final class InputWorker: Sendable {
     let events: BoundedQueue<InputEvent>
     private let audioFormat: AudioFormat
     private let live: Bool
+    /// Relay: forward packets as they are instead of decoding them.
+    private let copyPackets: Bool
     private let stop = StopFlag()
     private let interrupt = InterruptFlag()
     private let finished = DispatchGroup()
@@ -26,7 +28,9 @@ final class InputWorker: Sendable {
     /// Waits between reconnection attempts: doubling from the first, capped at the last.
     static let backoff = (first: 0.5, limit: 5.0)
 
-    init(index: Int, key: InputKey, url: String, audioFormat: AudioFormat, live: Bool, queueCapacity: Int, logger: Logger) {
+    init(index: Int, key: InputKey, url: String, audioFormat: AudioFormat, live: Bool, copyPackets: Bool = false,
+         queueCapacity: Int, logger: Logger) {
+        self.copyPackets = copyPackets
         self.index = index
         self.key = key
         self.url = url
@@ -148,6 +152,7 @@ final class InputWorker: Sendable {
         interrupt.arm(timeout: isNetwork ? InputWorker.openTimeout : 0)
         let file = try InputFile(url: path, options: InputWorker.protocolOptions(for: url), interrupt: interrupt)
         interrupt.arm(timeout: 0)
+        if copyPackets { return try forwardPackets(of: file) }
         let video = openDecoder(file, kind: .video)
         let audio = openDecoder(file, kind: .audio)
         let summary = file.streams.filter { $0.kind != nil }.map {
@@ -176,6 +181,30 @@ final class InputWorker: Sendable {
             if rest.count > 0, let start = state.nextSample {
                 _ = send(.audio(TimedAudio(start: start, audio: rest, arrival: MonotonicClock.now())))
             }
+        }
+        return delivered
+    }
+
+    /// Relay: sends the best video and audio streams' packets on unchanged.
+    private func forwardPackets(of file: InputFile) throws -> Bool {
+        let streams = [file.bestStream(.video), file.bestStream(.audio)].compactMap { $0 }
+        let parameters = streams.map { StreamParameters(input: file, stream: $0) }
+        let summary = parameters.map(\.codecName).joined(separator: ", ") + " (copied)"
+        guard send(.opened(hasVideo: parameters.contains { $0.kind == .video }, hasAudio: parameters.contains { $0.kind == .audio },
+                           summary: summary)),
+              send(.streams(parameters)) else { return false }
+        var pacer = live && !isNetwork ? Pacer(stop: stop) : nil
+        let packet = Packet()
+        var delivered = false
+        while !stop.isSet, try file.read(into: packet) == .packet {
+            guard let position = streams.firstIndex(of: packet.streamIndex), let dts = packet.dts ?? packet.pts else { continue }
+            let timeBase = file.streams[packet.streamIndex].timeBase
+            if pacer != nil, !pacer!.wait(until: Double(dts) * timeBase.doubleValue) { return delivered }
+            var copy = packet.encoded(kind: parameters[position].kind, timeBase: timeBase)
+            copy.dts = dts
+            copy.pts = packet.pts ?? dts
+            guard send(.packet(copy)) else { return delivered }
+            delivered = true
         }
         return delivered
     }

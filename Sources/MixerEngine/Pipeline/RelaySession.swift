@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import MediaCore
+import MixerTask
+
+/// Relay without transcoding (`bigStreamToCdn` / `subStreamToCdn` with no encoderParam):
+/// the relayed user's packets go to every URL unchanged. Timestamps are rebased to start
+/// at 0 and to continue after the input reconnects, so each output stays one stream.
+final class RelaySession: TaskSession {
+    private let engine: MixEngine
+    private let worker: InputWorker
+    private let live: Bool
+    private let logger: Logger
+    private var outputs: [OutputWorker] = []
+    private var rebase = TimestampRebase()
+
+    init(engine: MixEngine) throws {
+        self.engine = engine
+        logger = engine.options.logger
+        live = engine.options.realtime
+        guard let input = engine.plan.inputs.first else {
+            throw TaskError.missing("RelayUser", "target.relayUser is required to relay a stream")
+        }
+        worker = InputWorker(index: 0, key: input.key, url: input.url, audioFormat: AudioFormat(sampleRate: 48000, channels: 1),
+                             live: live, copyPackets: true, queueCapacity: live ? 256 : 32, logger: logger)
+    }
+
+    func run() -> EndReason {
+        let start = MonotonicClock.now()
+        worker.start()
+        defer { finish() }
+        var lastDelivery = 0.0
+        var state = InputState.connecting
+        var videoPackets: Int64 = 0
+        var bytes = 0
+        while true {
+            let elapsed = MonotonicClock.now() - start
+            if engine.stopFlag.isSet { return .stopped }
+            if let duration = engine.options.duration, rebase.outputTime >= duration { return .durationReached }
+            let idleFor = live ? elapsed - lastDelivery : rebase.outputTime - lastDelivery
+            if idleFor >= Double(engine.task.maxIdleTime) { return .idle(seconds: engine.task.maxIdleTime) }
+            let event = live ? worker.events.pop(before: MonotonicClock.now() + 0.1) : worker.events.pop()
+            switch event {
+            case nil:
+                if worker.events.isClosed { return .inputsEnded }
+            case .streams(let parameters):
+                guard outputs.isEmpty else { break }  // after a reconnection the first streams stay
+                outputs = engine.task.target.cdnUrls.map {
+                    OutputWorker(target: $0, streams: parameters, live: live || $0.kind.isLive, retry: engine.options.outputRetry, logger: logger)
+                }
+                outputs.forEach { $0.start() }
+            case .packet(var packet):
+                rebase.apply(to: &packet)
+                lastDelivery = live ? MonotonicClock.now() - start : rebase.outputTime
+                if packet.kind == .video { videoPackets += 1 }
+                bytes += packet.data.count
+                outputs.forEach { $0.send(packet) }
+            case .opened(_, _, let summary):
+                rebase.reconnected()
+                state = .live
+                logger.info("relay input joined (\(summary))")
+            case .lost(let reason):
+                state = .lost
+                logger.info("relay input lost (\(reason)); reconnecting")
+            case .ended(let failure):
+                if let failure { logger.warning("relay input ended: \(failure)") }
+                return .inputsEnded
+            case .video, .audio:
+                break  // a relay reads packets, never pictures or samples
+            }
+            let status = (frames: videoPackets, time: rebase.outputTime, elapsed: MonotonicClock.now() - start, bytes: bytes)
+            engine.statusBox.withLock { [outputs, worker] engineStatus in
+                engineStatus.videoFrames = status.frames
+                engineStatus.mediaTime = status.time
+                engineStatus.elapsed = status.elapsed
+                engineStatus.bytes = status.bytes
+                engineStatus.outputs = outputs.map(\.status)
+                engineStatus.inputs = [.init(key: worker.key, state: state)]
+            }
+        }
+    }
+
+    private func finish() {
+        outputs.forEach { $0.finish(timeout: 10) }
+        worker.requestStop()
+        _ = worker.join(timeout: 5)
+        engine.statusBox.withLock { [outputs] in $0.outputs = outputs.map(\.status) }
+    }
+}
+
+/// Maps relayed timestamps onto one continuous output timeline: the first packet of each
+/// connection lands just after the last one written.
+struct TimestampRebase {
+    /// Seconds to add to input times of the current connection; nil until its first packet.
+    private var offset: Double?
+    /// Output time of the latest packet.
+    private(set) var outputTime = 0.0
+    private var started = false
+
+    mutating func reconnected() { offset = nil }
+
+    mutating func apply(to packet: inout EncodedPacket) {
+        let base = packet.timeBase.doubleValue
+        let time = Double(packet.dts) * base
+        if offset == nil {
+            // Resume a frame's worth after what was written, or at 0 for the very first packet.
+            offset = (started ? outputTime + 0.04 : 0) - time
+            started = true
+        }
+        let shift = Int64((offset! / base).rounded())
+        packet.dts += shift
+        packet.pts += shift
+        outputTime = max(outputTime, Double(packet.dts) * base)
+    }
+}
