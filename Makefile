@@ -33,6 +33,7 @@ test: deps
 ## The 16-input grid job, mixer against the ffmpeg CLI in the same run.
 bench: build
 	python3 Benchmarks/grid16.py --mixer $(MIXER)
+	python3 Benchmarks/live.py --mixer $(MIXER)
 
 clean:
 	rm -rf .build out bench-out

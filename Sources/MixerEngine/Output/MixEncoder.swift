@@ -17,9 +17,12 @@ final class MixEncoder {
             video = nil
         } else {
             let h265 = param.videoCodec == .h265
-            let codecOptions: [String: String] = h265
+            var codecOptions: [String: String] = h265
                 ? ["preset": options.videoPreset, "x265-params": "scenecut=0:log-level=error"]
                 : ["preset": options.videoPreset, "sc_threshold": "0", "forced-idr": "1"]
+            // Live: no lookahead and slice threads instead of frame threads, so a picture
+            // leaves the encoder in the tick it was composed in.
+            if options.realtime { codecOptions["tune"] = "zerolatency" }
             video = try Encoder(video: VideoEncoderSettings(
                 codecName: h265 ? "libx265" : "libx264", width: param.width, height: param.height, fps: param.fps,
                 bitRate: param.effectiveVideoKbps * 1000, keyframeInterval: param.gopSeconds * param.fps,

@@ -39,8 +39,13 @@ final class InputTrack {
     var keepsPictures = true
 
     private let live: LiveTiming?
-    /// Input timeline + anchor = output timeline (live only; 0 offline).
+    /// Input timeline + anchor = output timeline (live only; 0 offline): the shortest transit
+    /// seen (arrival minus timestamp).
     private var anchor: Double?
+    /// The shortest transit within the current window, to let the anchor move later when
+    /// transit grows for good (a slower source clock, a longer network path).
+    private var windowMinimum = Double.infinity
+    private var windowStart = 0.0
     /// Output-clock time of the last media that arrived (live), for idle detection.
     private(set) var lastArrival: Double?
 
@@ -49,6 +54,8 @@ final class InputTrack {
     static let lookahead = 1.0
     /// A live input whose timestamps stray further than this from the anchor is re-anchored.
     static let jumpThreshold = 1.0
+    /// How often the anchor may move later, and by at least how much.
+    static let anchorWindow = (seconds: 5.0, slack: 0.05)
 
     /// Clock and buffering of a live task.
     struct LiveTiming {
@@ -95,14 +102,25 @@ final class InputTrack {
         }
     }
 
-    /// Maps a time on the input's timeline to the output timeline (live: anchored at
-    /// arrival, re-anchored after reconnections and jumps).
+    /// Maps a time on the input's timeline to the output timeline. Live, the anchor is the
+    /// shortest transit seen: media that arrives sooner than the anchor predicts (the first
+    /// packets come late, held back while FFmpeg probed the stream) moves it earlier, so the
+    /// input catches up with its live edge; a window with no transit near the anchor moves it
+    /// later; a reconnection or a jump of over a second re-anchors at once.
     private func outputTime(_ time: Double, arrival: Double) -> Double {
         guard let live else { return time }
         let now = arrival - live.start
         lastArrival = now
-        let candidate = now - time
-        if anchor == nil || abs(candidate - anchor!) > InputTrack.jumpThreshold { anchor = candidate }
+        let transit = now - time
+        if anchor == nil || abs(transit - anchor!) > InputTrack.jumpThreshold || transit < anchor! {
+            anchor = transit
+        }
+        windowMinimum = min(windowMinimum, transit)
+        if now - windowStart >= InputTrack.anchorWindow.seconds {
+            if windowMinimum > anchor! + InputTrack.anchorWindow.slack { anchor = windowMinimum }
+            windowMinimum = .infinity
+            windowStart = now
+        }
         return time + anchor! + live.latency
     }
 
@@ -113,6 +131,7 @@ final class InputTrack {
             hasVideo = video
             hasAudio = audio
             anchor = nil
+            windowMinimum = .infinity
             connection = .live
             unreportedChange = "joined (\(summary))"
         case .video(var picture):
