@@ -38,13 +38,16 @@ final class LiveRTMPTests: XCTestCase {
             live.status.outputs.first?.state == .publishing && live.status.inputs.allSatisfy { $0.state == .live }
         }, "inputs \(live.status.inputs.map(\.state)), output \(String(describing: live.status.outputs.first?.state))")
         Thread.sleep(forTimeInterval: 1)
-        let (frames, info) = try Tools.pull(server.url("mix"), seconds: 2, width: 320, height: 180)
+        let (frames, info, pts) = try Tools.pull(server.url("mix"), seconds: 2, width: 320, height: 180)
         XCTAssertEqual(info["codec_name"], "h264")
         XCTAssertEqual(info["width"], "320")
         XCTAssertEqual(info["height"], "180")
         XCTAssertEqual(info["r_frame_rate"], "15/1")
         XCTAssertEqual(info["audio_codec_name"], "aac")
         XCTAssertEqual(Double(frames.count), 30, accuracy: 3, "2 s at 15 fps")
+        // The wall-clock loop emits evenly spaced frames whatever the inputs' jitter (FLV counts ms: 66/67).
+        let steps = Set(zip(pts.dropFirst(), pts).map { $0 - $1 })
+        XCTAssertTrue(steps.isSubset(of: [66, 67]), "pulled frame spacing \(steps)")
         let last = try XCTUnwrap(frames.last)
         let left = pixel(last, width: 320, height: 180, x: 80, y: 90), right = pixel(last, width: 320, height: 180, x: 240, y: 90)
         XCTAssertEqual(Double(left.0), 81, accuracy: 8, "left cell shows the red anchor: \(left)")
@@ -93,7 +96,7 @@ final class LiveRTMPTests: XCTestCase {
                       "state \(String(describing: live.status.outputs.first?.state))")
         try server.start()
         XCTAssertTrue(eventually(within: 15) { live.status.outputs.first?.state == .publishing && live.status.outputs.first?.connections == 2 })
-        let (frames, _) = try Tools.pull(server.url("mix"), seconds: 1, width: 320, height: 180)
+        let (frames, _, _) = try Tools.pull(server.url("mix"), seconds: 1, width: 320, height: 180)
         XCTAssertGreaterThan(frames.count, 10)
         XCTAssertNil(live.status.ended)
         _ = try live.stop()
@@ -108,7 +111,7 @@ final class LiveRTMPTests: XCTestCase {
         }
         XCTAssertTrue(eventually(within: 10) { live.status.outputs.last?.state == .failed }, "the dead URL reaches state 4")
         XCTAssertEqual(live.status.outputs.first?.state, .publishing)
-        let (frames, _) = try Tools.pull(server.url("mix"), seconds: 1, width: 320, height: 180)
+        let (frames, _, _) = try Tools.pull(server.url("mix"), seconds: 1, width: 320, height: 180)
         XCTAssertGreaterThan(frames.count, 10)
         XCTAssertNil(live.status.ended, "one failed URL does not end the task")
         _ = try live.stop()
@@ -123,9 +126,33 @@ final class LiveRTMPTests: XCTestCase {
         let live = try LiveEngine(text) { $0.roomURLTemplate = "rtmp://127.0.0.1:\(server.port)/live/{roomId}_{userId}_{streamType}" }
         XCTAssertTrue(eventually(within: 10) { live.status.outputs.first?.state == .publishing })
         XCTAssertEqual(live.status.outputs.first?.url, server.url("room9_robot_main"))
-        let (frames, info) = try Tools.pull(server.url("room9_robot_main"), seconds: 1, width: 320, height: 180)
+        let (frames, info, _) = try Tools.pull(server.url("room9_robot_main"), seconds: 1, width: 320, height: 180)
         XCTAssertGreaterThan(frames.count, 10)
         XCTAssertEqual(info["width"], "320")
+        _ = try live.stop()
+    }
+
+    func test_srtInputAndSrtOutput_areMixedLive() throws {
+        let inPort = try RTMPServer.freePort(), outPort = try RTMPServer.freePort()
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        sender.arguments = ["-v", "error", "-re", "-f", "lavfi", "-i", "color=c=red:size=320x240:rate=15",
+                            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast",
+                            "-tune", "zerolatency", "-g", "15", "-c:a", "aac", "-f", "mpegts", "srt://127.0.0.1:\(inPort)?mode=listener"]
+        let received = FileManager.default.temporaryDirectory.appendingPathComponent("srt-\(UUID().uuidString).ts").path
+        let receiver = Process()
+        receiver.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        receiver.arguments = ["-v", "error", "-i", "srt://127.0.0.1:\(outPort)?mode=listener", "-t", "3", "-c", "copy", "-y", received]
+        try sender.run()
+        try receiver.run()
+        defer { sender.terminate(); receiver.terminate() }
+        let streams = #"[{"strRoomId": "r", "userId": "a", "url": "srt://127.0.0.1:\#(inPort)"}]"#
+        let live = try LiveEngine(task(outputs: ["srt://127.0.0.1:\(outPort)"], cells: "[\(cell("a", x: 0, width: 160))]", streams: streams))
+        XCTAssertTrue(eventually(within: 15) { !receiver.isRunning }, "the receiver got 3 s of the mix")
+        XCTAssertEqual(live.status.inputs.first?.state, .live)
+        XCTAssertGreaterThan(try Tools.packets(received, stream: "v:0").count, 30)
+        let decoded = try Tools.run("ffmpeg", ["-v", "error", "-i", received, "-f", "null", "-"])
+        XCTAssertEqual(decoded.status, 0, decoded.stderr)
         _ = try live.stop()
     }
 

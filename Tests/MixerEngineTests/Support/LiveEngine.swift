@@ -57,17 +57,18 @@ final class LiveEngine {
 
 extension Tools {
     /// Pulls `seconds` of a live stream and returns its decoded frames (yuv420p) and stream info.
-    static func pull(_ url: String, seconds: Double, width: Int, height: Int) throws -> (frames: [[UInt8]], info: [String: String]) {
+    static func pull(_ url: String, seconds: Double, width: Int, height: Int) throws -> (frames: [[UInt8]], info: [String: String], videoPTS: [Int64]) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pull-\(UUID().uuidString).flv").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         let pulled = try run("ffmpeg", ["-v", "error", "-rw_timeout", "10000000", "-i", url, "-t", "\(seconds)", "-c", "copy", "-y", file])
         XCTAssertEqual(pulled.status, 0, pulled.stderr)
         let info = try stream(file, "v:0").merging(try stream(file, "a:0").mapKeys { "audio_" + $0 }) { $1 }
+        let videoPTS = try packets(file, stream: "v:0").map(\.pts)
         let decoded = try run("ffmpeg", ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
         let size = width * height * 3 / 2
         let bytes = [UInt8](decoded.stdout)
         let frames = stride(from: 0, to: bytes.count - size + 1, by: size).map { Array(bytes[$0..<$0 + size]) }
-        return (frames, info)
+        return (frames, info, videoPTS)
     }
 }
 
