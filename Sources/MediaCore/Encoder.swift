@@ -116,6 +116,14 @@ public final class Encoder {
         }
     }
 
+    /// Sets the target and maximum rate and the 1 s buffer; libx264 applies them from the
+    /// next frame it is sent.
+    public func setBitRate(_ bitRate: Int) {
+        context!.pointee.bit_rate = Int64(bitRate)
+        context!.pointee.rc_max_rate = Int64(bitRate)
+        context!.pointee.rc_buffer_size = Int32(clamping: bitRate)
+    }
+
     /// Samples per frame the audio encoder wants (1024 for AAC).
     public var frameSize: Int { Int(context!.pointee.frame_size) }
 

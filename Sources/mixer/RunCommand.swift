@@ -37,6 +37,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not print the progress line.")
     var quiet = false
 
+    @Option(help: "Read updates (task JSON, one per line) from this file, '-' for standard input; each gets a one-line JSON reply on standard output.")
+    var control: String?
+
     @Option(help: "Live jitter buffer in seconds: input media is composed this long after it arrives.")
     var latency = 0.2
 
@@ -58,10 +61,9 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let logger = global.makeLogger()
-        guard let (document, warnings) = loadTask(path: task, options: global) else {
-            throw ExitCode(ExitStatus.invalidTask)
-        }
-        for warning in warnings { logger.warning("\(warning)") }
+        guard let loaded = loadTask(path: task, options: global) else { throw ExitCode(ExitStatus.invalidTask) }
+        let document = loaded.document
+        for warning in loaded.warnings { logger.warning("\(warning)") }
         var options = EngineOptions()
         options.logger = logger
         options.duration = duration
@@ -76,7 +78,7 @@ struct RunCommand: ParsableCommand {
             options.snapshotDirectory = snapshot
             options.snapshotEvery = snapshotEvery ?? document.encoderParam?.fps ?? 15
         }
-        let engine = MixEngine(task: document, options: options)
+        let engine = MixEngine(task: document, json: loaded.json, options: options)
         let signals = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -85,6 +87,13 @@ struct RunCommand: ParsableCommand {
             return source
         }
         engine.start()
+        if let control {
+            let capabilities = Preflight.capabilities(roomURLTemplate: global.roomURLTemplate)
+            guard let input = control == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: control) else {
+                throw ValidationError("cannot read the control file \(control)")
+            }
+            Thread.detachNewThread { ControlChannel(engine: engine, capabilities: capabilities).serve(input) }
+        }
         let progress = ProgressLine(enabled: !quiet)
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {

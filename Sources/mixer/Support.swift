@@ -31,8 +31,15 @@ extension GlobalOptions {
     }
 }
 
+/// A task as read: the document, its JSON (which updates are merged over), and warnings.
+struct LoadedTask {
+    let document: TaskDocument
+    let json: JSONValue
+    let warnings: [String]
+}
+
 /// Reads, parses and checks a task file; refusals are printed and become exit status 2.
-func loadTask(path: String, options: GlobalOptions) -> (TaskDocument, [String])? {
+func loadTask(path: String, options: GlobalOptions) -> LoadedTask? {
     let text: String
     if path == "-" {
         text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
@@ -45,9 +52,10 @@ func loadTask(path: String, options: GlobalOptions) -> (TaskDocument, [String])?
     }
     do {
         let capabilities = Preflight.capabilities(roomURLTemplate: options.roomURLTemplate)
-        let task = try TaskParser.parse(text, capabilities: capabilities)
+        let json = try JSONValue.parse(text)
+        let task = try TaskParser.parse(json, capabilities: capabilities)
         let warnings = try Preflight.check(task, roomURLTemplate: options.roomURLTemplate)
-        return (task, warnings)
+        return LoadedTask(document: task, json: json, warnings: warnings)
     } catch {
         report(error)
         return nil

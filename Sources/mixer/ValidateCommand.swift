@@ -15,9 +15,8 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         _ = global.makeLogger()
-        guard let (document, warnings) = loadTask(path: task, options: global) else {
-            throw ExitCode(ExitStatus.invalidTask)
-        }
+        guard let loaded = loadTask(path: task, options: global) else { throw ExitCode(ExitStatus.invalidTask) }
+        let document = loaded.document, warnings = loaded.warnings
         let plan = InputPlan(task: document, roomURLTemplate: global.roomURLTemplate)
         for warning in warnings { writeStderr("warning: \(warning)\n") }
         let canvas = document.encoderParam.map { $0.isAudioOnly ? "audio only" : "\($0.width)x\($0.height)@\($0.fps)" } ?? "packet copy"

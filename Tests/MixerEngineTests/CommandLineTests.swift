@@ -66,6 +66,39 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.text.contains("ok: mixStreamToCdn, 320x180@15, 1 input(s), 1 output(s)"), result.text)
     }
 
+    func test_control_takesUpdatesOnStandardInput_andRepliesWithOneJSONLineEach() throws {
+        let (taskPath, output) = try writeTask(task(duration: "duration=600"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["run", taskPath, "--realtime", "--quiet", "--control", "-"]
+        let input = Pipe(), replies = Pipe()
+        process.standardInput = input
+        process.standardOutput = replies
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)
+        let updates = [
+            ##"{"mixingConfig": {"backgroundColor": "#FF0000"}}"##,
+            #"{"encoderParam": {"videoEncodedWidth": 640, "videoEncodedHeight": 360}}"#,
+            "not json",
+        ]
+        input.fileHandleForWriting.write(Data((updates.joined(separator: "\n") + "\n").utf8))
+        var lines: [String] = []
+        var buffer = Data()
+        let deadline = Date().addingTimeInterval(10)
+        while lines.count < 3 && Date() < deadline {
+            buffer.append(replies.fileHandleForReading.availableData)
+            lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(lines.count, 3, "\(lines)")
+        XCTAssertTrue(lines[0].hasPrefix(#"{"code":0,"#), lines[0])
+        XCTAssertTrue(lines[1].contains(#""code":"UnsupportedOperation.EncoderParamChange""#), lines[1])
+        XCTAssertTrue(lines[2].contains(#""code":"InvalidParameter.Json""#), lines[2])
+        XCTAssertGreaterThan(try Tools.packets(output, stream: "v:0").count, 10)
+    }
+
     func test_sigint_closesTheFileCleanlyAndExitsZero() throws {
         let (taskPath, output) = try writeTask(task(duration: "duration=600"))
         let process = Process()

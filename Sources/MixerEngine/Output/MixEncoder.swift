@@ -45,6 +45,12 @@ final class MixEncoder {
             bitRate: param.audioKbps * 1000, profile: profile))
     }
 
+    /// Changes the video bitrate from the next frame on, without a new keyframe or new
+    /// parameter sets (libx264 reconfigures itself when the context's rates change).
+    func setVideoBitRate(_ bitRate: Int) {
+        video?.setBitRate(bitRate)
+    }
+
     /// Samples per audio frame, which is the mixing block size.
     var audioFrameSize: Int { audio.frameSize > 0 ? audio.frameSize : 1024 }
 

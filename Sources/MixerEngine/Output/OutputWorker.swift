@@ -42,6 +42,8 @@ final class OutputWorker: Sendable {
     private let queue: BoundedQueue<OutputMessage>
     private let live: Bool
     private let retry: RetryPolicy
+    /// Added to a running task: its first packets are not the stream's first.
+    private let joinsMidStream: Bool
     private let stateValue = Atomic<Int>(OutputState.idle.rawValue)
     private let lastError = Mutex<String?>(nil)
     let droppedPackets = Counter()
@@ -49,12 +51,13 @@ final class OutputWorker: Sendable {
     let connections = Counter()
     private let interrupt = InterruptFlag()
     private let finished = DispatchGroup()
-    private let logger: Logger
+    let logger: Logger
 
     /// Seconds allowed for connecting and writing the header.
     static let connectTimeout = 10.0
 
-    init(target: CdnURL, streams: [StreamParameters], live: Bool, retry: RetryPolicy, logger: Logger) {
+    init(target: CdnURL, streams: [StreamParameters], live: Bool, retry: RetryPolicy, joinsMidStream: Bool = false, logger: Logger) {
+        self.joinsMidStream = joinsMidStream
         self.target = target
         self.streams = streams
         self.live = live
@@ -166,8 +169,9 @@ final class OutputWorker: Sendable {
         connections.add()
         onConnected()
         set(.publishing)
-        // A new connection starts at a keyframe, so that players can decode from its start.
-        var awaitingKeyframe = indices[.video] != nil && connections.current > 1
+        // A reconnection, or a URL added to a running task, starts at a keyframe so that
+        // players can decode from its first packet.
+        var awaitingKeyframe = indices[.video] != nil && (connections.current > 1 || joinsMidStream)
         while let message = queue.pop() {
             switch message {
             case .packet(let packet):
@@ -185,5 +189,25 @@ final class OutputWorker: Sendable {
             }
         }
         try output.finish()
+    }
+}
+
+extension OutputWorker {
+    /// The outputs for `targets`: those whose URL stays are kept with their connection
+    /// untouched, new ones are made by `make` and started, removed ones close in the
+    /// background so that the caller's tick is not held up.
+    static func reconcile(_ outputs: [OutputWorker], with targets: [CdnURL], make: (CdnURL) -> OutputWorker) -> [OutputWorker] {
+        let current = targets.map { target in
+            outputs.first { $0.target.url == target.url } ?? {
+                let output = make(target)
+                output.start()
+                return output
+            }()
+        }
+        for output in outputs where !current.contains(where: { $0 === output }) {
+            output.logger.info("output removed")
+            Thread.detachNewThread { output.finish(timeout: 10) }
+        }
+        return current
     }
 }

@@ -4,18 +4,22 @@ import MediaCore
 import MixerTask
 
 /// The mixing thread's state for one task: one tick loop (OBS-style) that composes the
-/// canvas at the task's fps and mixes audio in encoder-sized blocks, in time order,
-/// then encodes once and fans packets out to every output. Confined to that thread.
+/// canvas at the task's fps and mixes audio in encoder-sized blocks, in time order, then
+/// encodes once and fans packets out to every output. Updates are applied between ticks.
+/// Confined to that thread.
 final class MixSession: TaskSession {
     private let engine: MixEngine
     private let options: EngineOptions
+    private var task: TaskDocument
     private let param: EncoderParam
     private let format: AudioFormat
-    private let workers: [InputWorker]
-    private let tracks: [InputTrack]
+    /// One track per planned input, in plan order; a track keeps its thread across updates
+    /// for as long as its input (user, stream type and URL) stays in the task.
+    private var tracks: [InputTrack] = []
     private let compositor: Compositor?
     private let encoder: MixEncoder
-    private let outputs: [OutputWorker]
+    private let streams: [StreamParameters]
+    private var outputs: [OutputWorker] = []
     private let audioFrame: Frame
     /// The running sum of one block, reused every block.
     private var mixBuffer: [Float]
@@ -23,80 +27,101 @@ final class MixSession: TaskSession {
     private var audioGains: [Int: Float] = [:]
     private let logger: Logger
     private let live: Bool
+    private let liveTiming: InputTrack.LiveTiming?
     /// Monotonic time of output time 0.
     private let start: Double
+    /// Output time of the next tick (video or audio), where inputs added by an update begin.
+    private var now = 0.0
 
     init(engine: MixEngine) throws {
         self.engine = engine
         options = engine.options
         logger = options.logger
-        let task = engine.task
+        task = engine.task
         guard let param = task.encoderParam else {
             throw TaskError.missing("EncoderParam", "encoderParam is required for mode \(task.target.mode.name)")
         }
         self.param = param
-        let format = AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)
-        self.format = format
+        format = AudioFormat(sampleRate: param.audioSampleRate, channels: param.audioChannels)
         live = options.realtime
-        let live = options.realtime
-        // Small input queues: each entry may hold a whole decoded picture.
-        workers = engine.plan.inputs.enumerated().map { index, input in
-            InputWorker(index: index, key: input.key, url: input.url, audioFormat: format, live: live,
-                        queueCapacity: live ? 32 : 6, logger: engine.options.logger)
-        }
-        let start = MonotonicClock.now()
-        self.start = start
-        let timing = live ? InputTrack.LiveTiming(start: start, latency: options.liveLatency) : nil
-        tracks = workers.map { InputTrack(worker: $0, audioFormat: format, live: timing) }
-        encoder = try MixEncoder(param: param, options: engine.options)
+        start = MonotonicClock.now()
+        liveTiming = live ? InputTrack.LiveTiming(start: start, latency: options.liveLatency) : nil
+        encoder = try MixEncoder(param: param, options: options)
         blockSize = encoder.audioFrameSize
         audioFrame = try Frame.audio(samples: blockSize, sampleRate: param.audioSampleRate, channels: param.audioChannels)
         mixBuffer = [Float](repeating: 0, count: blockSize * param.audioChannels)
-        if param.isAudioOnly {
-            compositor = nil
-            tracks.forEach { $0.keepsPictures = false }
-        } else {
-            compositor = try Compositor(width: param.width, height: param.height, quality: engine.options.scaleQuality)
-        }
+        compositor = param.isAudioOnly ? nil : try Compositor(width: param.width, height: param.height, quality: options.scaleQuality)
         var streams = [encoder.audio.parameters]
         if let video = encoder.video { streams.insert(video.parameters, at: 0) }
-        var targets = task.target.cdnUrls
-        if task.target.mode == .mixStreamToRoom, let robot = task.target.mixStreamIdentity {
-            let url = InputPlan.roomURL(for: InputKey(user: robot, streamType: .big), template: engine.options.roomURLTemplate)
-            if !targets.contains(where: { $0.url == url }) {
-                targets.append(CdnURL(url: url, isInternalLine: true, kind: .rtmp))
-            }
-        }
-        let retry = engine.options.outputRetry
-        outputs = targets.map { OutputWorker(target: $0, streams: streams, live: live || $0.kind.isLive, retry: retry,
-                                             logger: engine.options.logger) }
-        applyLayout(task)
-    }
-
-    /// Takes the task's layout and audio list (at a tick boundary).
-    private func applyLayout(_ task: TaskDocument) {
-        let plan = InputPlan(task: task, roomURLTemplate: options.roomURLTemplate)
-        audioGains = Dictionary(plan.audio.map { ($0.input, $0.gain) }, uniquingKeysWith: { $1 })
-        guard let compositor else { return }
-        if task.target.mode.isRelay {
-            // Relay with transcoding: the relayed user fills the canvas, whole picture shown.
-            let cell = VideoCell(rect: Rect(x: 0, y: 0, width: compositor.width, height: compositor.height), zOrder: 0,
-                                 fillMode: .fit, backgroundColor: task.mixingConfig.backgroundColor, placeHolderImage: nil,
-                                 fixedVideoUser: nil, fixedVideoStreamType: .big)
-            compositor.setLayout(background: task.mixingConfig.backgroundColor, cells: [cell], inputs: [plan.inputs.isEmpty ? nil : 0])
-        } else {
-            compositor.setLayout(background: task.mixingConfig.backgroundColor, cells: task.mixingConfig.videoLayoutList,
-                                 inputs: plan.cellInputs)
-        }
+        self.streams = streams
     }
 
     func run() -> EndReason {
-        workers.forEach { $0.start() }
-        outputs.forEach { $0.start() }
+        apply(task, starting: true)
         let reason = loop()
         finish()
         return reason
     }
+
+    // MARK: - the task's shape: inputs, layout, outputs
+
+    /// Makes the session match `task`: inputs and outputs that stay keep their threads and
+    /// connections; new ones start; removed ones stop (outputs close in the background, so
+    /// the tick is not held up). The encoder is never touched but for a live bitrate change.
+    private func apply(_ task: TaskDocument, starting: Bool = false) {
+        let plan = InputPlan(task: task, roomURLTemplate: options.roomURLTemplate)
+        var kept: [InputTrack] = []
+        for input in plan.inputs {
+            if let track = tracks.first(where: { $0.worker.key == input.key && $0.worker.url == input.url }) {
+                kept.append(track)
+                continue
+            }
+            // Small input queues offline: each entry may hold a whole decoded picture.
+            let worker = InputWorker(index: kept.count, key: input.key, url: input.url, audioFormat: format, live: live,
+                                     queueCapacity: live ? 32 : 6, logger: logger)
+            let track = InputTrack(worker: worker, audioFormat: format, live: liveTiming, offlineStart: now)
+            track.keepsPictures = compositor != nil
+            worker.start()
+            kept.append(track)
+        }
+        for track in tracks where !kept.contains(where: { $0 === track }) {
+            logger.info("input \(track.worker.key) removed")
+            track.worker.requestStop()
+        }
+        tracks = kept
+
+        audioGains = Dictionary(plan.audio.map { ($0.input, $0.gain) }, uniquingKeysWith: { $1 })
+        if let compositor {
+            if task.target.mode.isRelay {
+                // Relay with transcoding: the relayed user fills the canvas, whole picture shown.
+                let cell = VideoCell(rect: Rect(x: 0, y: 0, width: compositor.width, height: compositor.height), zOrder: 0,
+                                     fillMode: .fit, backgroundColor: task.mixingConfig.backgroundColor, placeHolderImage: nil,
+                                     fixedVideoUser: nil, fixedVideoStreamType: .big)
+                compositor.setLayout(background: task.mixingConfig.backgroundColor, cells: [cell], inputs: [plan.inputs.isEmpty ? nil : 0])
+            } else {
+                compositor.setLayout(background: task.mixingConfig.backgroundColor, cells: task.mixingConfig.videoLayoutList,
+                                     inputs: plan.cellInputs)
+            }
+        }
+
+        var targets = task.target.cdnUrls
+        if task.target.mode == .mixStreamToRoom, let robot = task.target.mixStreamIdentity {
+            let url = InputPlan.roomURL(for: InputKey(user: robot, streamType: .big), template: options.roomURLTemplate)
+            if !targets.contains(where: { $0.url == url }) { targets.append(CdnURL(url: url, isInternalLine: true, kind: .rtmp)) }
+        }
+        outputs = OutputWorker.reconcile(outputs, with: targets) { target in
+            OutputWorker(target: target, streams: streams, live: live || target.kind.isLive, retry: options.outputRetry,
+                         joinsMidStream: !starting, logger: logger)
+        }
+
+        if !starting, let before = self.task.encoderParam, let after = task.encoderParam,
+           before.effectiveVideoKbps != after.effectiveVideoKbps {
+            encoder.setVideoBitRate(after.effectiveVideoKbps * 1000)
+        }
+        self.task = task
+    }
+
+    // MARK: - the tick loop
 
     private func loop() -> EndReason {
         let fps = Double(param.fps)
@@ -107,6 +132,7 @@ final class MixSession: TaskSession {
         var bytes = 0
         tracks.forEach { $0.awaitOpen() }
         while true {
+            if let update = engine.takePendingUpdate() { apply(update) }
             // Once every input has ended, video and audio each stop at the end of their own content.
             let ended = !tracks.isEmpty && tracks.allSatisfy(\.ended)
             let contentEnd = tracks.compactMap { [$0.videoEnd, $0.audioEnd].compactMap { $0 }.max() }.max() ?? 0
@@ -116,12 +142,12 @@ final class MixSession: TaskSession {
             var audioTime = Double(blockIndex * Int64(blockSize)) / rate
             if ended && videoTime >= videoEnd - 1e-9 { videoTime = .infinity }
             if ended && audioTime >= audioEnd - 1e-9 { audioTime = .infinity }
-            let now = min(videoTime, audioTime)
+            now = min(videoTime, audioTime)
             if engine.stopFlag.isSet { return .stopped }
             if now == .infinity { return .inputsEnded }
             if let duration = options.duration, now >= duration - 1e-9 { return .durationReached }
             let lastActive = max(0, tracks.map(\.activeUntil).max() ?? 0)
-            if now - lastActive >= Double(engine.task.maxIdleTime) { return .idle(seconds: engine.task.maxIdleTime) }
+            if now - lastActive >= Double(task.maxIdleTime) { return .idle(seconds: task.maxIdleTime) }
             if live { MonotonicClock.sleep(until: start + now) }
             do {
                 let packets: [EncodedPacket]
@@ -202,9 +228,8 @@ final class MixSession: TaskSession {
     }
 
     private func publishStatus(frames: Int64, blocks: Int64, mediaTime: Double, elapsed: Double, bytes: Int) {
-        let changes = tracks.map { $0.takeStateChange() }
-        for (index, change) in changes.enumerated() {
-            if let change { logger.info("input \(workers[index].key) \(change)") }
+        for track in tracks {
+            if let change = track.takeStateChange() { logger.info("input \(track.worker.key) \(change)") }
         }
         engine.statusBox.withLock { status in
             status.videoFrames = frames
@@ -229,12 +254,10 @@ final class MixSession: TaskSession {
             logger.error("flushing the encoder failed: \(error)")
         }
         outputs.forEach { $0.finish(timeout: 10) }
-        workers.forEach { $0.requestStop() }
-        for worker in workers where !worker.join(timeout: 5) {
-            logger.warning("input \(worker.key) did not stop within 5 s")
+        tracks.forEach { $0.worker.requestStop() }
+        for track in tracks where !track.worker.join(timeout: 5) {
+            logger.warning("input \(track.worker.key) did not stop within 5 s")
         }
-        engine.statusBox.withLock { status in
-            status.outputs = outputs.map(\.status)
-        }
+        engine.statusBox.withLock { [outputs] in $0.outputs = outputs.map(\.status) }
     }
 }

@@ -12,6 +12,8 @@ final class RelaySession: TaskSession {
     private let live: Bool
     private let logger: Logger
     private var outputs: [OutputWorker] = []
+    /// The streams being relayed, once the input has said what they are.
+    private var streams: [StreamParameters]?
     private var rebase = TimestampRebase()
 
     init(engine: MixEngine) throws {
@@ -36,6 +38,7 @@ final class RelaySession: TaskSession {
         while true {
             let elapsed = MonotonicClock.now() - start
             if engine.stopFlag.isSet { return .stopped }
+            if let update = engine.takePendingUpdate(), let streams { updateOutputs(update.target.cdnUrls, streams: streams) }
             if let duration = engine.options.duration, rebase.outputTime >= duration { return .durationReached }
             let idleFor = live ? elapsed - lastDelivery : rebase.outputTime - lastDelivery
             if idleFor >= Double(engine.task.maxIdleTime) { return .idle(seconds: engine.task.maxIdleTime) }
@@ -44,11 +47,9 @@ final class RelaySession: TaskSession {
             case nil:
                 if worker.events.isClosed { return .inputsEnded }
             case .streams(let parameters):
-                guard outputs.isEmpty else { break }  // after a reconnection the first streams stay
-                outputs = engine.task.target.cdnUrls.map {
-                    OutputWorker(target: $0, streams: parameters, live: live || $0.kind.isLive, retry: engine.options.outputRetry, logger: logger)
-                }
-                outputs.forEach { $0.start() }
+                guard streams == nil else { break }  // after a reconnection the first streams stay
+                streams = parameters
+                updateOutputs(engine.task.target.cdnUrls, streams: parameters, starting: true)
             case .packet(var packet):
                 rebase.apply(to: &packet)
                 lastDelivery = live ? MonotonicClock.now() - start : rebase.outputTime
@@ -77,6 +78,15 @@ final class RelaySession: TaskSession {
                 engineStatus.outputs = outputs.map(\.status)
                 engineStatus.inputs = [.init(key: worker.key, state: state)]
             }
+        }
+    }
+
+    /// Keeps the outputs whose URL stays, starts new ones (from the next keyframe), and
+    /// closes removed ones in the background.
+    private func updateOutputs(_ targets: [CdnURL], streams: [StreamParameters], starting: Bool = false) {
+        outputs = OutputWorker.reconcile(outputs, with: targets) { [live, engine, logger] target in
+            OutputWorker(target: target, streams: streams, live: live || target.kind.isLive, retry: engine.options.outputRetry,
+                         joinsMidStream: !starting, logger: logger)
         }
     }
 

@@ -65,9 +65,14 @@ final class InputTrack {
         let latency: Double
     }
 
-    init(worker: InputWorker, audioFormat: AudioFormat, live: LiveTiming?) {
+    /// Offline, where the input's time 0 lands on the output timeline (an input added by an
+    /// update starts at the tick it was added at).
+    private let offlineStart: Double
+
+    init(worker: InputWorker, audioFormat: AudioFormat, live: LiveTiming?, offlineStart: Double = 0) {
         self.worker = worker
         self.live = live
+        self.offlineStart = offlineStart
         fifo = AudioFifo(channels: audioFormat.channels)
         sampleRate = Double(audioFormat.sampleRate)
     }
@@ -108,7 +113,7 @@ final class InputTrack {
     /// input catches up with its live edge; a window with no transit near the anchor moves it
     /// later; a reconnection or a jump of over a second re-anchors at once.
     private func outputTime(_ time: Double, arrival: Double) -> Double {
-        guard let live else { return time }
+        guard let live else { return time + offlineStart }
         let now = arrival - live.start
         lastArrival = now
         let transit = now - time

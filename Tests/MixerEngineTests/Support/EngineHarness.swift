@@ -17,7 +17,8 @@ struct EngineRun {
 
     /// `{OUT}` in the task text is replaced by a fresh output file with `ext`.
     static func run(_ text: String, ext: String = "mp4", duration: Double? = nil, captureCanvas: Bool = false,
-                    configure: (inout EngineOptions) -> Void = { _ in }) throws -> EngineRun {
+                    configure: (inout EngineOptions) -> Void = { _ in },
+                    onEngine: (MixEngine) -> Void = { _ in }) throws -> EngineRun {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mixer-tests", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let output = folder.appendingPathComponent("\(UUID().uuidString).\(ext)").path
@@ -30,7 +31,9 @@ struct EngineRun {
         options.onAudioBlock = { report in collected.withLock { $0.1.append(report) } }
         options.logger.logLevel = .error
         configure(&options)
-        let reason = try MixEngine(task: task, options: options).run()
+        let engine = MixEngine(task: task, json: try JSONValue.parse(text.replacingOccurrences(of: "{OUT}", with: output)), options: options)
+        onEngine(engine)
+        let reason = try engine.run()
         let (ticks, audio) = collected.withLock { $0 }
         return EngineRun(task: task, output: output, reason: reason, ticks: ticks, audio: audio)
     }

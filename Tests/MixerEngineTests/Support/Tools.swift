@@ -37,6 +37,18 @@ enum Tools {
         }
     }
 
+    /// Presentation times in seconds of every packet of a stream, in file order.
+    static func packetSeconds(_ path: String, stream: String) throws -> [Double] {
+        let result = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+        return result.text.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// The size in bytes of every packet of a stream, in file order.
+    static func packetSizes(_ path: String, stream: String) throws -> [Int] {
+        let result = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "packet=size", "-of", "csv=p=0", path])
+        return result.text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
     /// Stream properties by name (codec_name, width, …) of the first stream of a kind.
     static func stream(_ path: String, _ stream: String) throws -> [String: String] {
         let result = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
