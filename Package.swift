@@ -11,6 +11,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Debian's FFmpeg 5.1 development packages: headers and linking only.
@@ -30,19 +35,36 @@ let package = Package(
             name: "MixerEngine",
             dependencies: ["MediaCore", "MixerTask", .product(name: "Logging", package: "swift-log")]
         ),
+        // The worker daemon: task registry, child processes, the Unix-socket API, events, metrics.
+        .target(
+            name: "MixerService",
+            dependencies: [
+                "MixerTask", "MixerEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "mixer",
             dependencies: [
-                "MixerEngine", "MixerTask",
+                "MixerEngine", "MixerTask", "MixerService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "MixerTaskTests", dependencies: ["MixerTask"]),
+        .testTarget(name: "MixerServiceTests", dependencies: ["MixerService", "MixerTask"]),
         .testTarget(
             name: "MixerEngineTests",
-            dependencies: ["MixerEngine", "MixerTask", "MediaCore"],
+            dependencies: ["MixerEngine", "MixerTask", "MediaCore", "MixerService"],
             exclude: ["__Golden__"]
         ),
     ]

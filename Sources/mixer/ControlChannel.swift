@@ -3,7 +3,7 @@ import MixerEngine
 import MixerTask
 
 /// Updates for a running task, one JSON document per line (SPEC §4.1 `--control`); each
-/// gets one JSON line back: `{"code":0,"message":"updated"}` or the refusal's code and message.
+/// gets one JSON line back: `{"type":"reply","code":0,…}` or the refusal's code and message.
 struct ControlChannel {
     let engine: MixEngine
     let capabilities: WorkerCapabilities
@@ -23,14 +23,11 @@ struct ControlChannel {
     }
 
     private func reply(to line: Data) {
-        let answer: String
         do {
-            let task = try engine.update(try JSONValue.parse(line), capabilities: capabilities)
-            let sequence = task.sequenceNumber.map { ",\"sequenceNumber\":\($0)" } ?? ""
-            answer = "{\"code\":0,\"message\":\"updated; applied from the next frame\"\(sequence)}"
+            try engine.update(try JSONValue.parse(line), capabilities: capabilities)
+            ReportWriter.shared.write(TaskReport(type: .reply, code: .ok, message: "updated; applied from the next frame"))
         } catch {
-            answer = error.json
+            ReportWriter.shared.write(TaskReport(type: .reply, code: .refused(error.code), message: error.message))
         }
-        FileHandle.standardOutput.write(Data((answer + "\n").utf8))
     }
 }

@@ -1,12 +1,13 @@
 import ArgumentParser
 
 @main
-struct Mixer: ParsableCommand {
+struct Mixer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mixer",
         abstract: "Mix up to 16 media streams into one and push it to CDN URLs or files.",
         version: "0.1.0",
-        subcommands: [RunCommand.self, ValidateCommand.self])
+        subcommands: [RunCommand.self, ValidateCommand.self, ServeCommand.self,
+                      StartCommand.self, UpdateCommand.self, StopCommand.self, ListCommand.self, StatusCommand.self, EventsCommand.self])
 }
 
 /// Options every subcommand shares.

@@ -40,6 +40,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Read updates (task JSON, one per line) from this file, '-' for standard input; each gets a one-line JSON reply on standard output.")
     var control: String?
 
+    @Flag(help: "Report to a supervising worker: JSON lines on standard output (ready, status every 0.5 s, replies).")
+    var report = false
+
     @Option(help: "Live jitter buffer in seconds: input media is composed this long after it arrives.")
     var latency = 0.2
 
@@ -94,6 +97,7 @@ struct RunCommand: ParsableCommand {
             }
             Thread.detachNewThread { ControlChannel(engine: engine, capabilities: capabilities).serve(input) }
         }
+        if report { ReportWriter.shared.write(TaskReport(type: .ready, code: .ok, message: document.taskId)) }
         let progress = ProgressLine(enabled: !quiet)
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -102,10 +106,12 @@ struct RunCommand: ParsableCommand {
         }
         while finished.wait(timeout: .now() + 0.5) == .timedOut {
             progress.show(engine.status)
+            if report { ReportWriter.shared.write(TaskReport(type: .status, status: engine.status.report)) }
         }
         signals.forEach { $0.cancel() }
         let status = engine.status
         progress.finish(status)
+        if report { ReportWriter.shared.write(TaskReport(type: .status, status: status.report)) }
         do {
             let reason = try engine.wait()
             if case .failed(let message) = reason {
@@ -118,7 +124,7 @@ struct RunCommand: ParsableCommand {
             }
             if !quiet { writeStderr("done: \(reason)\n") }
         } catch let error as TaskError {
-            report(error)
+            printRefusal(error)
             throw ExitCode(ExitStatus.invalidTask)
         } catch let error as ExitCode {
             throw error

@@ -45,7 +45,7 @@ func loadTask(path: String, options: GlobalOptions) -> LoadedTask? {
         text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
     } else {
         guard let data = FileManager.default.contents(atPath: path) else {
-            report(TaskError.notFound("TaskFile", "cannot read the task file \(path)"))
+            printRefusal(TaskError.notFound("TaskFile", "cannot read the task file \(path)"))
             return nil
         }
         text = String(decoding: data, as: UTF8.self)
@@ -57,12 +57,12 @@ func loadTask(path: String, options: GlobalOptions) -> LoadedTask? {
         let warnings = try Preflight.check(task, roomURLTemplate: options.roomURLTemplate)
         return LoadedTask(document: task, json: json, warnings: warnings)
     } catch {
-        report(error)
+        printRefusal(error)
         return nil
     }
 }
 
-func report(_ error: TaskError) {
+func printRefusal(_ error: TaskError) {
     writeStderr("error: \(error.code): \(error.message)\n")
 }
 

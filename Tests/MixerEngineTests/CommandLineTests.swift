@@ -3,14 +3,7 @@ import XCTest
 
 /// `mixer run` and `mixer validate` as a user calls them.
 final class CommandLineTests: XCTestCase {
-    /// The `mixer` built beside this test bundle (same configuration, same folder).
-    private var binary: String {
-        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [runner, Bundle(for: CommandLineTests.self).bundleURL.deletingLastPathComponent(),
-                          Bundle(for: CommandLineTests.self).bundleURL]
-        return candidates.map { $0.appendingPathComponent("mixer").path }
-            .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "mixer"
-    }
+    private var binary: String { Tools.mixerBinary }
 
     private func writeTask(_ text: String) throws -> (task: String, output: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mixer-cli-\(UUID().uuidString)")

@@ -101,3 +101,17 @@ public struct EngineStatus: Sendable {
     public var fps: Double { elapsed > 0 ? Double(videoFrames) / elapsed : 0 }
     public var kilobitsPerSecond: Double { mediaTime > 0 ? Double(bytes) * 8 / mediaTime / 1000 : 0 }
 }
+
+extension EngineStatus {
+    /// The status as the worker API reports it.
+    public var report: TaskStatus {
+        TaskStatus(
+            frames: videoFrames, mediaTime: mediaTime, uptime: elapsed, fps: fps, speed: speed, bitrateKbps: kilobitsPerSecond,
+            droppedPackets: outputs.map(\.droppedPackets).reduce(0, +),
+            inputs: inputs.map { .init(roomId: $0.key.user.roomId, userId: $0.key.user.userId, streamType: $0.key.streamType.urlName,
+                                      state: $0.state.rawValue) },
+            outputs: outputs.map { .init(url: $0.url, state: $0.state.rawValue, droppedPackets: $0.droppedPackets, bytes: $0.bytes,
+                                        connections: $0.connections, error: $0.error) },
+            ended: ended?.description)
+    }
+}

@@ -56,9 +56,12 @@ final class RTMPServer {
         }
     }
 
+    /// Stops nginx: SIGTERM, then SIGKILL if it is still up after 2 s (with clients still
+    /// connected, nginx-rtmp can take its time).
     func stop() {
         guard let process, process.isRunning else { return }
         process.terminate()
+        if !eventually(within: 2, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         self.process = nil
     }

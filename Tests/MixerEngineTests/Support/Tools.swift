@@ -10,6 +10,13 @@ enum Tools {
         var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
+    /// The `mixer` built beside this test bundle (same configuration, same folder).
+    static var mixerBinary: String {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return [runner, runner.deletingLastPathComponent()].map { $0.appendingPathComponent("mixer").path }
+            .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "mixer"
+    }
+
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> Result {
         let process = Process()
