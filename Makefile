@@ -34,6 +34,7 @@ test: deps
 bench: build
 	python3 Benchmarks/grid16.py --mixer $(MIXER)
 	python3 Benchmarks/live.py --mixer $(MIXER)
+	python3 Benchmarks/daemon.py --mixer $(MIXER)
 
 clean:
 	rm -rf .build out bench-out

@@ -174,7 +174,7 @@ def main() -> None:
               f"CPU {usage['cpu']:.2f} s over {wall:.1f} s wall = {usage['cpu'] / wall:.2f} of a core, "
               f"peak memory {usage['rss_mb']:.0f} MB")
     finally:
-        nginx.terminate()
+        nginx.kill()  # nginx-rtmp may linger on SIGTERM while clients are connected
         nginx.wait()
 
 
