@@ -88,7 +88,6 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let yuv420p = PixelFormat(rawValue: AV_PIX_FMT_YUV420P.rawValue)
     public static let yuvj420p = PixelFormat(rawValue: AV_PIX_FMT_YUVJ420P.rawValue)
     public static let rgb24 = PixelFormat(rawValue: AV_PIX_FMT_RGB24.rawValue)
-    public static let rgba = PixelFormat(rawValue: AV_PIX_FMT_RGBA.rawValue)
 
     var av: AVPixelFormat { AVPixelFormat(rawValue: rawValue) }
 

@@ -32,6 +32,13 @@ final class MixSession: TaskSession {
     private let start: Double
     /// Output time of the next tick (video or audio), where inputs added by an update begin.
     private var now = 0.0
+    /// What has been produced, for status.
+    private var frameIndex: Int64 = 0
+    private var blockIndex: Int64 = 0
+    private var bytes = 0
+    /// Status is published at most this often (it copies every input's and output's state).
+    private static let statusInterval = 0.1
+    private var statusPublishedAt = -Double.infinity
 
     init(engine: MixEngine) throws {
         self.engine = engine
@@ -59,6 +66,7 @@ final class MixSession: TaskSession {
     func run() -> EndReason {
         apply(task, starting: true)
         let reason = loop()
+        publishStatus()
         finish()
         return reason
     }
@@ -127,9 +135,6 @@ final class MixSession: TaskSession {
         let fps = Double(param.fps)
         let rate = Double(param.audioSampleRate)
         let tolerance = 0.5 / fps
-        var frameIndex: Int64 = 0
-        var blockIndex: Int64 = 0
-        var bytes = 0
         tracks.forEach { $0.awaitOpen() }
         while true {
             if let update = engine.takePendingUpdate() { apply(update) }
@@ -166,7 +171,7 @@ final class MixSession: TaskSession {
                 logger.error("mixing failed: \(error)")
                 return .failed("\(error)")
             }
-            publishStatus(frames: frameIndex, blocks: blockIndex, mediaTime: now, elapsed: MonotonicClock.now() - start, bytes: bytes)
+            if MonotonicClock.now() - statusPublishedAt >= MixSession.statusInterval { publishStatus() }
             if !outputs.isEmpty && outputs.allSatisfy({ $0.state == .failed }) {
                 return .failed("every output failed: \(outputs.compactMap(\.failure).joined(separator: "; "))")
             }
@@ -227,7 +232,13 @@ final class MixSession: TaskSession {
         }
     }
 
-    private func publishStatus(frames: Int64, blocks: Int64, mediaTime: Double, elapsed: Double, bytes: Int) {
+    private func publishStatus() {
+        statusPublishedAt = MonotonicClock.now()
+        // Seconds of output produced so far (`now` is the next tick's time, infinite at the end).
+        let videoTime = compositor == nil ? 0 : Double(frameIndex) / Double(param.fps)
+        let audioTime = Double(blockIndex * Int64(blockSize)) / Double(param.audioSampleRate)
+        let frames = frameIndex, blocks = blockIndex, mediaTime = max(videoTime, audioTime), bytes = bytes
+        let elapsed = statusPublishedAt - start
         for track in tracks {
             if let change = track.takeStateChange() { logger.info("input \(track.worker.key) \(change)") }
         }

@@ -30,11 +30,28 @@ final class RelaySession: TaskSession {
     func run() -> EndReason {
         let start = MonotonicClock.now()
         worker.start()
-        defer { finish() }
         var lastDelivery = 0.0
         var state = InputState.connecting
         var videoPackets: Int64 = 0
         var bytes = 0
+        var publishedAt = -Double.infinity
+        /// Status at most every 0.1 s (it copies every output's state), and once at the end.
+        func publishStatus() {
+            publishedAt = MonotonicClock.now()
+            let status = (frames: videoPackets, time: rebase.outputTime, elapsed: publishedAt - start, bytes: bytes, state: state)
+            engine.statusBox.withLock { [outputs, worker] engineStatus in
+                engineStatus.videoFrames = status.frames
+                engineStatus.mediaTime = status.time
+                engineStatus.elapsed = status.elapsed
+                engineStatus.bytes = status.bytes
+                engineStatus.outputs = outputs.map(\.status)
+                engineStatus.inputs = [.init(key: worker.key, state: status.state)]
+            }
+        }
+        defer {
+            publishStatus()
+            finish()
+        }
         while true {
             let elapsed = MonotonicClock.now() - start
             if engine.stopFlag.isSet { return .stopped }
@@ -69,15 +86,7 @@ final class RelaySession: TaskSession {
             case .video, .audio:
                 break  // a relay reads packets, never pictures or samples
             }
-            let status = (frames: videoPackets, time: rebase.outputTime, elapsed: MonotonicClock.now() - start, bytes: bytes)
-            engine.statusBox.withLock { [outputs, worker] engineStatus in
-                engineStatus.videoFrames = status.frames
-                engineStatus.mediaTime = status.time
-                engineStatus.elapsed = status.elapsed
-                engineStatus.bytes = status.bytes
-                engineStatus.outputs = outputs.map(\.status)
-                engineStatus.inputs = [.init(key: worker.key, state: state)]
-            }
+            if MonotonicClock.now() - publishedAt >= 0.1 { publishStatus() }
         }
     }
 

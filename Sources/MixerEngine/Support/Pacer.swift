@@ -20,7 +20,4 @@ struct Pacer {
         }
         return false
     }
-
-    /// Forgets the origin, e.g. after a reconnection.
-    mutating func reset() { origin = nil }
 }
