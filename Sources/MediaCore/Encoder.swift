@@ -11,9 +11,13 @@ public struct VideoEncoderSettings: Sendable {
     /// Private codec options, e.g. ["preset": "veryfast"].
     public var options: [String: String]
     public var threads: Int
+    /// B-frames between references; the mixer's own output uses none (lowest latency,
+    /// decode order = presentation order), test fixtures use some.
+    public var bFrames: Int
 
     public init(codecName: String, width: Int, height: Int, fps: Int, bitRate: Int,
-                keyframeInterval: Int, options: [String: String], threads: Int = 0) {
+                keyframeInterval: Int, options: [String: String], threads: Int = 0, bFrames: Int = 0) {
+        self.bFrames = bFrames
         self.codecName = codecName
         self.width = width
         self.height = height
@@ -65,7 +69,7 @@ public final class Encoder {
         context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         context.pointee.gop_size = Int32(settings.keyframeInterval)
         context.pointee.keyint_min = Int32(settings.keyframeInterval)
-        context.pointee.max_b_frames = 0
+        context.pointee.max_b_frames = Int32(settings.bFrames)
         context.pointee.bit_rate = Int64(settings.bitRate)
         context.pointee.rc_max_rate = Int64(settings.bitRate)
         context.pointee.rc_buffer_size = Int32(clamping: settings.bitRate)

@@ -63,6 +63,13 @@ public final class Frame {
         }
     }
 
+    /// Asks the encoder to make this picture a keyframe (an IDR with x264's and x265's
+    /// `forced-idr`), or leaves the choice to it.
+    public var requestsKeyframe: Bool {
+        get { pointer.pointee.pict_type == AV_PICTURE_TYPE_I }
+        set { pointer.pointee.pict_type = newValue ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE }
+    }
+
     /// Plane `plane`'s memory; nil for planes the format does not have.
     public func data(_ plane: Int) -> UnsafeMutablePointer<UInt8>? { Frame.plane(pointer, plane) }
 

@@ -11,6 +11,8 @@ public struct StreamInfo: Sendable {
     public let height: Int
     public let sampleRate: Int
     public let channels: Int
+    /// Codec configuration (e.g. H.264 avcC or Annex-B parameter sets); empty if none.
+    public let extradata: [UInt8]
 }
 
 public enum ReadResult {
@@ -58,7 +60,8 @@ public final class InputFile {
                 codecName: String(cString: avcodec_get_name(parameters.codec_id)),
                 timeBase: Rational(stream.pointee.time_base),
                 width: Int(parameters.width), height: Int(parameters.height),
-                sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels)))
+                sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels),
+                extradata: parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []))
         }
         streams = infos
     }

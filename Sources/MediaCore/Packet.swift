@@ -35,6 +35,11 @@ public final class Packet {
 
     public var size: Int { Int(pointer.pointee.size) }
 
+    /// Reads the payload in place, without copying it.
+    public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: pointer.pointee.data, count: pointer.pointee.data == nil ? 0 : size))
+    }
+
     /// A Sendable copy of this packet's payload and timing.
     public func encoded(kind: MediaKind, timeBase: Rational) -> EncodedPacket {
         let bytes = pointer.pointee.data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []

@@ -1,5 +1,6 @@
 /// The built-in synthetic source, `testsrc:?size=640x360&fps=15&tone=440&label=A&duration=20`:
-/// a moving pattern with the label and frame number drawn on it, and a sine tone.
+/// a moving pattern with the label and frame number drawn on it (or black frames), a sine
+/// tone, and optionally SEI on its pictures.
 /// The same URL always yields the same frames and samples.
 public struct TestSourceSpec: Sendable, Hashable {
     public var width = 640
@@ -15,6 +16,11 @@ public struct TestSourceSpec: Sendable, Hashable {
     public var duration: Double?
     /// false: the source sends audio only (a user with the camera off).
     public var hasVideo = true
+    /// Every this many frames, a picture carries an SEI message (payload type 242) with the
+    /// source's progress, as a karaoke performer's lyric sync does; 0: no SEI.
+    public var seiEvery = 0
+    /// Black pictures instead of the pattern (a performer's black frames).
+    public var black = false
 
     public static let scheme = "testsrc:"
 
@@ -66,8 +72,12 @@ public struct TestSourceSpec: Sendable, Hashable {
             case "video":
                 guard value == "0" || value == "1" else { throw bad("must be 0 or 1") }
                 hasVideo = value == "1"
+            case "black":
+                guard value == "0" || value == "1" else { throw bad("must be 0 or 1") }
+                black = value == "1"
+            case "sei": seiEvery = try integer(0...1000)
             default:
-                throw TaskError.invalid("StreamUrl", "\(field): unknown testsrc parameter \"\(key)\" (known: size, fps, tone, amp, rate, label, duration, video)")
+                throw TaskError.invalid("StreamUrl", "\(field): unknown testsrc parameter \"\(key)\" (known: size, fps, tone, amp, rate, label, duration, video, black, sei)")
             }
         }
     }

@@ -38,8 +38,11 @@ struct AudioFifo {
     }
 
     /// Adds `gain` times the samples of [from, from + count) into `mix` (planar,
-    /// `count` per channel); missing samples count as silence. Consumes them.
-    mutating func mix(from: Int64, count: Int, gain: Float, into mix: UnsafeMutablePointer<Float>) {
+    /// `count` per channel); missing samples count as silence. Consumes them. Returns the
+    /// sum of squares of what was added (the input's loudness in the mix).
+    @discardableResult
+    mutating func mix(from: Int64, count: Int, gain: Float, into mix: UnsafeMutablePointer<Float>) -> Float {
+        var energy: Float = 0
         let lower = max(from, start)
         let upper = min(from + Int64(count), end)
         if upper > lower {
@@ -50,11 +53,16 @@ struct AudioFifo {
                 planes[c].withUnsafeBufferPointer { plane in
                     let out = mix + c * count + target
                     let input = plane.baseAddress! + source
-                    for i in 0..<length { out[i] += gain * input[i] }
+                    for i in 0..<length {
+                        let sample = gain * input[i]
+                        out[i] += sample
+                        energy += sample * sample
+                    }
                 }
             }
         }
         discard(upTo: from + Int64(count))
+        return energy
     }
 
     /// Forgets samples before `index`.

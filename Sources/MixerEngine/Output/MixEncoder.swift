@@ -18,7 +18,7 @@ final class MixEncoder {
         } else {
             let h265 = param.videoCodec == .h265
             var codecOptions: [String: String] = h265
-                ? ["preset": options.videoPreset, "x265-params": "scenecut=0:log-level=error"]
+                ? ["preset": options.videoPreset, "x265-params": "scenecut=0:log-level=error", "forced-idr": "1"]
                 : ["preset": options.videoPreset, "sc_threshold": "0", "forced-idr": "1"]
             // Live: no lookahead and slice threads instead of frame threads, so a picture
             // leaves the encoder in the tick it was composed in.
@@ -54,9 +54,12 @@ final class MixEncoder {
     /// Samples per audio frame, which is the mixing block size.
     var audioFrameSize: Int { audio.frameSize > 0 ? audio.frameSize : 1024 }
 
-    func encodeVideo(_ frame: Frame, index: Int64) throws -> [EncodedPacket] {
+    /// Encodes the canvas as frame `index`; `keyframe` makes it an IDR (the GOP grid is
+    /// enforced here, so SEI that follows IDRs knows them before encoding).
+    func encodeVideo(_ frame: Frame, index: Int64, keyframe: Bool) throws -> [EncodedPacket] {
         guard let video else { return [] }
         frame.pts = index
+        frame.requestsKeyframe = keyframe
         return try run(video, frame)
     }
 

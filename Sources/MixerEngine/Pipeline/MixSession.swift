@@ -17,6 +17,10 @@ final class MixSession: TaskSession {
     /// for as long as its input (user, stream type and URL) stays in the task.
     private var tracks: [InputTrack] = []
     private let compositor: Compositor?
+    /// The output's SEI (nil for an audio-only task, which has no video to carry it).
+    private let sei: OutputSEI?
+    /// Who the layout/volume SEI lists, from the current layout.
+    private var seiRegions: [LayoutVolumeReport.Region] = []
     private let encoder: MixEncoder
     private let streams: [StreamParameters]
     private var outputs: [OutputWorker] = []
@@ -58,6 +62,7 @@ final class MixSession: TaskSession {
         audioFrame = try Frame.audio(samples: blockSize, sampleRate: param.audioSampleRate, channels: param.audioChannels)
         mixBuffer = [Float](repeating: 0, count: blockSize * param.audioChannels)
         compositor = param.isAudioOnly ? nil : try Compositor(width: param.width, height: param.height, quality: options.scaleQuality)
+        sei = param.isAudioOnly ? nil : OutputSEI(param: param)
         var streams = [encoder.audio.parameters]
         if let video = encoder.video { streams.insert(video.parameters, at: 0) }
         self.streams = streams
@@ -99,6 +104,7 @@ final class MixSession: TaskSession {
         tracks = kept
 
         audioGains = Dictionary(plan.audio.map { ($0.input, $0.gain) }, uniquingKeysWith: { $1 })
+        seiRegions = MixSession.regions(task, plan, canvasWidth: param.width, canvasHeight: param.height)
         if let compositor {
             if task.target.mode.isRelay {
                 // Relay with transcoding: the relayed user fills the canvas, whole picture shown.
@@ -183,6 +189,11 @@ final class MixSession: TaskSession {
         // Every input moves forward, shown or not, so that its queue keeps flowing.
         let pictures = tracks.map { $0.picture(at: time, tolerance: tolerance, hold: options.holdLastFrame) }
         try compositor.compose { pictures[$0] }
+        // Each input's SEI up to this frame, in its own order, input after input; taken
+        // whether or not it is forwarded, so that none piles up.
+        let due = time + tolerance
+        let forwarded = tracks.flatMap { $0.takeSEI(upTo: due).flatMap(\.messages) }
+        sei?.plan(frame: index, task: task, regions: seiRegions, forwarded: task.mixingConfig.enableStreamSei ? forwarded : [])
         if let report = options.onTick {
             report(TickReport(index: index, canvasChecksum: compositor.checksum(),
                               canvas: options.captureCanvas ? compositor.copy() : nil))
@@ -190,7 +201,8 @@ final class MixSession: TaskSession {
         if let directory = options.snapshotDirectory, options.snapshotEvery > 0, index % Int64(options.snapshotEvery) == 0 {
             try writeSnapshot(compositor, index: index, directory: directory)
         }
-        return try encoder.encodeVideo(compositor.canvas, index: index)
+        let packets = try encoder.encodeVideo(compositor.canvas, index: index, keyframe: sei?.isIDR(index) ?? false)
+        return sei?.attach(packets) ?? packets
     }
 
     private func mixAudio(_ index: Int64) throws -> [EncodedPacket] {
@@ -204,7 +216,8 @@ final class MixSession: TaskSession {
             buffer.update(repeating: 0)
             for (input, track) in tracks.enumerated() {
                 if let gain = audioGains[input] {
-                    track.mixAudio(start: first, count: blockSize, gain: gain, into: buffer.baseAddress!)
+                    let energy = track.mixAudio(start: first, count: blockSize, gain: gain, into: buffer.baseAddress!)
+                    sei?.addAudio(track.worker.key, energy: energy)
                 } else {
                     track.discardAudio(upTo: first + Int64(blockSize))
                 }
@@ -221,7 +234,25 @@ final class MixSession: TaskSession {
             }
             report(AudioBlockReport(firstSample: first, audio: PlanarAudio(channels: channels, count: blockSize, samples: samples)))
         }
+        sei?.addAudioSamples(blockSize * channels)
         return try encoder.encodeAudio(audioFrame, firstSample: first)
+    }
+
+    /// The users the layout/volume SEI lists: each cell showing a user, in list order, then
+    /// the users mixed only for audio, with an empty region.
+    private static func regions(_ task: TaskDocument, _ plan: InputPlan, canvasWidth: Int, canvasHeight: Int) -> [LayoutVolumeReport.Region] {
+        if task.target.mode.isRelay {
+            return plan.inputs.prefix(1).map { .init(key: $0.key, zOrder: 0, rect: Rect(x: 0, y: 0, width: canvasWidth, height: canvasHeight)) }
+        }
+        var regions: [LayoutVolumeReport.Region] = []
+        for (cell, input) in zip(task.mixingConfig.videoLayoutList, plan.cellInputs) {
+            guard let input, !regions.contains(where: { $0.key == plan.inputs[input].key }) else { continue }
+            regions.append(.init(key: plan.inputs[input].key, zOrder: cell.zOrder, rect: cell.rect))
+        }
+        for source in plan.audio where !regions.contains(where: { $0.key == plan.inputs[source.input].key }) {
+            regions.append(.init(key: plan.inputs[source.input].key, zOrder: 0, rect: Rect(x: 0, y: 0, width: 0, height: 0)))
+        }
+        return regions
     }
 
     private func writeSnapshot(_ compositor: Compositor, index: Int64, directory: String) throws {
@@ -260,7 +291,8 @@ final class MixSession: TaskSession {
     /// Flushes the encoder into every output, closes them, and stops the inputs.
     private func finish() {
         do {
-            for packet in try encoder.finish() { outputs.forEach { $0.send(packet) } }
+            let flushed = try encoder.finish()
+            for packet in sei?.attach(flushed) ?? flushed { outputs.forEach { $0.send(packet) } }
         } catch {
             logger.error("flushing the encoder failed: \(error)")
         }

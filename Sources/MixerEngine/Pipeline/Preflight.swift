@@ -43,8 +43,6 @@ public enum Preflight {
             warnings.append("mixingConfig.videoLayoutList[\(index)].placeHolderImage is accepted but not drawn in this version")
         }
         if !config.watermarkList.isEmpty { warnings.append("mixingConfig.watermarkList is accepted but not drawn in this version") }
-        if task.encoderParam?.videoSei != nil { warnings.append("encoderParam.videoSeiParams is accepted but not written in this version") }
-        if config.layoutVolumeSei != nil { warnings.append("mixingConfig.layoutVolumeSei is accepted but not written in this version") }
         return warnings
     }
 

@@ -83,8 +83,8 @@ final class RelaySession: TaskSession {
             case .ended(let failure):
                 if let failure { logger.warning("relay input ended: \(failure)") }
                 return .inputsEnded
-            case .video, .audio:
-                break  // a relay reads packets, never pictures or samples
+            case .video, .audio, .sei:
+                break  // a relay copies packets (SEI and all), never decodes them
             }
             if MonotonicClock.now() - publishedAt >= 0.1 { publishStatus() }
         }

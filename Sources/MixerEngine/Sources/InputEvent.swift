@@ -16,12 +16,21 @@ struct TimedAudio: Sendable {
     var arrival: Double
 }
 
+/// SEI messages found in one video packet, stamped with that packet's time on the input's
+/// timeline (the time of the picture they belong to).
+struct TimedSEI: Sendable {
+    var time: Double
+    var messages: [SEIMessage]
+}
+
 /// What an input thread tells the mixing thread, in the order it happens.
 enum InputEvent: Sendable {
     /// Connected (again): a new timeline starts.
     case opened(hasVideo: Bool, hasAudio: Bool, summary: String)
     case video(TimedPicture)
     case audio(TimedAudio)
+    /// Forwardable SEI of a picture; sent before the picture itself.
+    case sei(TimedSEI)
     /// Relay: the streams whose packets follow, as they are in the input.
     case streams([StreamParameters])
     /// Relay: one packet, unchanged.

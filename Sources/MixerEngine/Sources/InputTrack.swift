@@ -25,6 +25,14 @@ final class InputTrack {
     private(set) var connection = InputState.connecting
     private(set) var failure: String?
     private var pending: [TimedPicture] = []
+    /// Forwardable SEI not yet written, in arrival (decode) order. Live, on the input's own
+    /// timeline (mapped with the anchor of the moment they are taken, so that an anchor that
+    /// moves while they wait cannot reorder them); offline, on the output timeline.
+    private var pendingSEI: [TimedSEI] = []
+    /// SEI older than this many pictures' worth is dropped rather than kept without bound
+    /// (only reachable with timestamps that never come due).
+    static let seiBacklogLimit = 1024
+    private(set) var droppedSEI = 0
     private var current: TimedPicture?
     private(set) var fifo: AudioFifo
     /// The latest video time received (output timeline, seconds).
@@ -132,6 +140,8 @@ final class InputTrack {
     private func absorb(_ event: InputEvent) {
         switch event {
         case .opened(let video, let audio, let summary):
+            // What the previous connection left is due now, before the timeline restarts.
+            for index in pendingSEI.indices { pendingSEI[index].time = -Double.infinity }
             opened = true
             hasVideo = video
             hasAudio = audio
@@ -146,6 +156,14 @@ final class InputTrack {
             }
             videoHorizon = max(videoHorizon, picture.time)
             if keepsPictures { pending.append(picture) }
+        case .sei(var sei):
+            guard keepsPictures else { break }
+            // SEI never moves the anchor: it is read before its picture is decoded.
+            if live == nil { sei.time += offlineStart }
+            pendingSEI.append(sei)
+            if pendingSEI.count > InputTrack.seiBacklogLimit {
+                droppedSEI += pendingSEI.removeFirst().messages.count
+            }
         case .audio(var chunk):
             let seconds = Double(chunk.start) / sampleRate
             chunk.start = Int64((outputTime(seconds, arrival: chunk.arrival) * sampleRate).rounded())
@@ -179,10 +197,29 @@ final class InputTrack {
         return current?.picture
     }
 
+    /// Takes the SEI due by `due` (call after `picture(at:)`, which has read that far), in
+    /// presentation order; what is later stays for a later frame, so each message is
+    /// taken exactly once.
+    func takeSEI(upTo due: Double) -> [TimedSEI] {
+        // Live: due on the input's timeline; before the input is anchored, everything is due.
+        let limit = live.map { live in anchor.map { due - $0 - live.latency } ?? .infinity } ?? due
+        guard pendingSEI.contains(where: { $0.time <= limit }) else { return [] }
+        var taken: [TimedSEI] = []
+        pendingSEI.removeAll { entry in
+            guard entry.time <= limit else { return false }
+            taken.append(entry)
+            return true
+        }
+        // Decode order differs from presentation order around B-frames; keep ties in order.
+        return taken.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    }
+
     /// Adds this input's samples of [start, start + count) times `gain` into `mix`.
-    func mixAudio(start: Int64, count: Int, gain: Float, into mix: UnsafeMutablePointer<Float>) {
+    /// Returns the energy (sum of squares) of what it added, for volume reports.
+    @discardableResult
+    func mixAudio(start: Int64, count: Int, gain: Float, into mix: UnsafeMutablePointer<Float>) -> Float {
         awaitAudio(upTo: start + Int64(count))
-        fifo.mix(from: start, count: count, gain: gain, into: mix)
+        return fifo.mix(from: start, count: count, gain: gain, into: mix)
     }
 
     /// Moves an input that is not mixed past `index`, so that it keeps flowing (and its end

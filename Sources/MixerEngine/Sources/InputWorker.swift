@@ -130,6 +130,9 @@ final class InputWorker: Sendable {
             let audioTime = Double(sample) / Double(rate)
             if !videoDone && (audioDone || videoTime <= audioTime) {
                 if live && !pacer.wait(until: videoTime) { return }
+                if let message = pattern.sei(frame) {
+                    guard send(.sei(TimedSEI(time: videoTime, messages: [message]))) else { return }
+                }
                 let picture = TimedPicture(time: videoTime, picture: pattern.picture(frame), arrival: MonotonicClock.now())
                 guard send(.video(picture)) else { return }
                 frame += 1
@@ -160,6 +163,7 @@ final class InputWorker: Sendable {
         }.joined(separator: ", ")
         guard send(.opened(hasVideo: video != nil, hasAudio: audio != nil, summary: summary)) else { return false }
         var state = DecodeState(zero: file.startTime, audioFormat: audioFormat, pacer: live && !isNetwork ? Pacer(stop: stop) : nil)
+        let seiReader = video.flatMap { SEIReader(codecName: file.streams[$0.stream].codecName, extradata: file.streams[$0.stream].extradata) }
         let packet = Packet()
         let frame = Frame()
         var delivered = false
@@ -167,6 +171,9 @@ final class InputWorker: Sendable {
             guard try file.read(into: packet) == .packet else { break reading }
             delivered = true
             if let video, packet.streamIndex == video.stream {
+                if let seiReader, let sei = forwardableSEI(packet, seiReader, video.decoder.timeBase, &state) {
+                    guard send(.sei(sei)) else { return true }
+                }
                 guard try decode(video.decoder, packet, frame, { try emitVideo($0, video.decoder.timeBase, &state) }) else { return true }
             } else if let audio, packet.streamIndex == audio.stream {
                 guard try decode(audio.decoder, packet, frame, { try emitAudio($0, audio.decoder.timeBase, &state) }) else { return true }
@@ -207,6 +214,14 @@ final class InputWorker: Sendable {
             delivered = true
         }
         return delivered
+    }
+
+    /// The SEI a video packet carries that is to be forwarded (SPEC §3), timed like its picture.
+    private func forwardableSEI(_ packet: Packet, _ reader: SEIReader, _ timeBase: Rational, _ state: inout DecodeState) -> TimedSEI? {
+        let messages = packet.withBytes { reader.messages(in: $0) }.filter(\.isForwardable)
+        guard !messages.isEmpty else { return nil }
+        let time = (packet.pts ?? packet.dts).map { state.seconds($0, timeBase) } ?? state.lastVideoTime ?? 0
+        return TimedSEI(time: time, messages: messages)
     }
 
     private func openDecoder(_ file: InputFile, kind: MediaKind) -> (stream: Int, decoder: Decoder)? {

@@ -25,8 +25,10 @@ struct TestPattern {
     /// and the label and frame number in large type.
     func picture(_ index: Int) -> VideoPicture {
         let width = spec.width, height = spec.height
+        let black = spec.black
         return VideoPicture(width: width, height: height) { y, u, v, strides in
             let planes = YUVPlanes(y: y, u: u, v: v, strides: strides, width: width, height: height)
+            if black { return planes.fill(x: 0, y: 0, width: width, height: height, color: .black) }
             planes.fill(x: 0, y: 0, width: width, height: height, color: background)
             let barTop = (height * 3 / 4) & ~1
             let barWidth = max(2, (width / 8) & ~1)
@@ -48,6 +50,18 @@ struct TestPattern {
                 planes.draw(text: text, x: 2 * scale, y: scale + line * lineHeight, scale: scale, luma: 235)
             }
         }
+    }
+
+    /// Payload type of the progress SEI, one users commonly pick for their own messages.
+    static let seiPayloadType = 242
+
+    /// The SEI frame `index` carries, if any: the source's label, frame and progress in ms,
+    /// like a karaoke performer's lyric position.
+    func sei(_ index: Int) -> SEIMessage? {
+        guard spec.seiEvery > 0, index % spec.seiEvery == 0 else { return nil }
+        let progress = index * 1000 / spec.fps
+        let json = "{\"label\":\(JSONValue.quote(spec.label)),\"frame\":\(index),\"progress_ms\":\(progress)}"
+        return SEIMessage(payloadType: TestPattern.seiPayloadType, content: Array(json.utf8))
     }
 
     /// `count` samples of the tone from sample `start`, at `sampleRate` on every channel.
