@@ -18,12 +18,14 @@ deps:
 build: deps
 	swift build -c release --product mixer
 
-## Mixes the e-commerce co-host example (testsrc: inputs) into out/cohost.mp4 and out/cohost.png.
+## Mixes the e-commerce co-host example (testsrc: inputs) into out/cohost.mp4 and out/cohost.png,
+## and draws its layout (cells outlined and labelled) into out/cohost-layout.png.
 demo: build
 	mkdir -p out
 	$(MIXER) run layouts/examples/cohost.json --snapshot out/cohost-frames --snapshot-every 75
 	cp out/cohost-frames/frame-000075.png out/cohost.png
-	@echo "wrote out/cohost.mp4 and out/cohost.png"
+	$(MIXER) preview layouts/examples/cohost.json -o out/cohost-layout.png
+	@echo "wrote out/cohost.mp4, out/cohost.png and out/cohost-layout.png"
 
 ## Unit, golden-frame and end-to-end tests.
 test: deps

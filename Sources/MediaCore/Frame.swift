@@ -95,6 +95,9 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let yuv420p = PixelFormat(rawValue: AV_PIX_FMT_YUV420P.rawValue)
     public static let yuvj420p = PixelFormat(rawValue: AV_PIX_FMT_YUVJ420P.rawValue)
     public static let rgb24 = PixelFormat(rawValue: AV_PIX_FMT_RGB24.rawValue)
+    public static let rgba = PixelFormat(rawValue: AV_PIX_FMT_RGBA.rawValue)
+    /// YUV 4:2:0 with a full-resolution alpha plane: images ready to blend onto the canvas.
+    public static let yuva420p = PixelFormat(rawValue: AV_PIX_FMT_YUVA420P.rawValue)
 
     var av: AVPixelFormat { AVPixelFormat(rawValue: rawValue) }
 

@@ -96,7 +96,7 @@ final class FrozenFrame: @unchecked Sendable {
 extension Frame {
     /// This frame's planes as a `PlanarImage` (valid while the frame is).
     public var image: PlanarImage {
-        PlanarImage(planes: (0..<3).map { data($0) }, strides: (0..<3).map { Int32(linesize($0)) },
+        PlanarImage(planes: (0..<4).map { data($0) }, strides: (0..<4).map { Int32(linesize($0)) },
                     width: width, height: height, format: pixelFormat)
     }
 

@@ -4,12 +4,16 @@ public struct WorkerCapabilities: Sendable {
     public var heAACEncoder: String?
     /// The room directory: `{roomId}`, `{userId}` and `{streamType}` are filled in.
     public var roomURLTemplate: String
+    /// Where `layoutTemplate` names are looked up.
+    public var layouts: LayoutTemplateLibrary
 
     public static let defaultRoomURLTemplate = "rtmp://127.0.0.1:1935/live/{roomId}_{userId}_{streamType}"
 
-    public init(heAACEncoder: String? = nil, roomURLTemplate: String = WorkerCapabilities.defaultRoomURLTemplate) {
+    public init(heAACEncoder: String? = nil, roomURLTemplate: String = WorkerCapabilities.defaultRoomURLTemplate,
+                layouts: LayoutTemplateLibrary = LayoutTemplateLibrary(directory: LayoutTemplateLibrary.locate())) {
         self.heAACEncoder = heAACEncoder
         self.roomURLTemplate = roomURLTemplate
+        self.layouts = layouts
     }
 }
 
@@ -43,11 +47,29 @@ public enum TaskParser {
             streams.append(try parseStream(value, path: path))
         }
         try root.finish()
-        let document = TaskDocument(
+        var document = TaskDocument(
             taskId: taskId, sequenceNumber: sequenceNumber, maxIdleTime: Int(maxIdleTime), target: target,
             encoderParam: encoderParam, mixingConfig: mixingConfig, streams: streams)
+        if let name = mixingConfig.layoutTemplate { try applyTemplate(name, to: &document, capabilities: capabilities) }
         try validateWhole(document, capabilities: capabilities)
         return document
+    }
+
+    /// Fills `videoLayoutList` from the named template with the task's users in order of first
+    /// appearance (`audioMixUserList`, then `streams`), so an update that adds or removes a
+    /// user re-flows the layout.
+    static func applyTemplate(_ name: String, to task: inout TaskDocument, capabilities: WorkerCapabilities) throws(TaskError) {
+        let field = "mixingConfig.layoutTemplate"
+        guard task.mixingConfig.videoLayoutList.isEmpty else {
+            throw TaskError.invalid("LayoutTemplate", "\(field) \"\(name)\" and mixingConfig.videoLayoutList are both given; a template makes the cells, so give one or the other")
+        }
+        guard let param = task.encoderParam, !param.isAudioOnly else {
+            throw TaskError.invalid("LayoutTemplate", "\(field) \"\(name)\" needs a video canvas (encoderParam.videoEncodedWidth/Height)")
+        }
+        let template = try capabilities.layouts.template(named: name, field: field)
+        let users = InputPlan(task: task, roomURLTemplate: capabilities.roomURLTemplate).inputs.map(\.key)
+        task.mixingConfig.videoLayoutList = template.cells(width: param.width, height: param.height, users: users,
+                                                           background: task.mixingConfig.backgroundColor)
     }
 
     static func validateTaskId(_ taskId: String) throws(TaskError) {

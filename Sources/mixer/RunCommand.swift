@@ -74,6 +74,7 @@ struct RunCommand: ParsableCommand {
         options.liveLatency = latency
         options.outputRetry = RetryPolicy(interval: outputRetry, failAfter: outputFailAfter)
         options.roomURLTemplate = global.roomURLTemplate
+        options.images = loaded.images
         options.heAACEncoder = Preflight.capabilities(roomURLTemplate: global.roomURLTemplate).heAACEncoder
         options.realtime = realtime || (!offline && !Preflight.isOffline(document, roomURLTemplate: global.roomURLTemplate))
         if let snapshot {

@@ -46,6 +46,8 @@ public struct EngineOptions: Sendable {
     /// How live outputs retry after a failure.
     public var outputRetry = RetryPolicy()
     public var logger = Logger(label: "mixer")
+    /// The task's images, loaded when the task was checked (shared with updates).
+    public var images = ImageLibrary()
 
     public init() {}
 }

@@ -99,7 +99,7 @@ public final class MixEngine: Sendable {
             let merged = try TaskUpdate.merge(json, over: current)
             let task = try TaskParser.parse(merged, capabilities: capabilities)
             try TaskUpdate.checkAllowed(from: document.task, to: task)
-            _ = try Preflight.check(task, roomURLTemplate: options.roomURLTemplate)
+            _ = try Preflight.check(task, roomURLTemplate: options.roomURLTemplate, images: options.images)
             document = Document(json: merged, task: task, sequenceNumber: task.sequenceNumber ?? document.sequenceNumber)
             return task
         }

@@ -61,7 +61,8 @@ final class MixSession: TaskSession {
         blockSize = encoder.audioFrameSize
         audioFrame = try Frame.audio(samples: blockSize, sampleRate: param.audioSampleRate, channels: param.audioChannels)
         mixBuffer = [Float](repeating: 0, count: blockSize * param.audioChannels)
-        compositor = param.isAudioOnly ? nil : try Compositor(width: param.width, height: param.height, quality: options.scaleQuality)
+        compositor = param.isAudioOnly ? nil : try Compositor(width: param.width, height: param.height, quality: options.scaleQuality,
+                                                                 images: options.images)
         sei = param.isAudioOnly ? nil : OutputSEI(param: param)
         var streams = [encoder.audio.parameters]
         if let video = encoder.video { streams.insert(video.parameters, at: 0) }
@@ -106,6 +107,8 @@ final class MixSession: TaskSession {
         audioGains = Dictionary(plan.audio.map { ($0.input, $0.gain) }, uniquingKeysWith: { $1 })
         seiRegions = MixSession.regions(task, plan, canvasWidth: param.width, canvasHeight: param.height)
         if let compositor {
+            // Normally loaded when the task or update was accepted; a failure here only skips the image.
+            do { try options.images.load(for: task) } catch { logger.warning("\(error.code): \(error.message)") }
             if task.target.mode.isRelay {
                 // Relay with transcoding: the relayed user fills the canvas, whole picture shown.
                 let cell = VideoCell(rect: Rect(x: 0, y: 0, width: compositor.width, height: compositor.height), zOrder: 0,
@@ -113,8 +116,9 @@ final class MixSession: TaskSession {
                                      fixedVideoUser: nil, fixedVideoStreamType: .big)
                 compositor.setLayout(background: task.mixingConfig.backgroundColor, cells: [cell], inputs: [plan.inputs.isEmpty ? nil : 0])
             } else {
-                compositor.setLayout(background: task.mixingConfig.backgroundColor, cells: task.mixingConfig.videoLayoutList,
-                                     inputs: plan.cellInputs)
+                compositor.setLayout(background: task.mixingConfig.backgroundColor, backgroundImage: task.mixingConfig.backgroundImage,
+                                     cells: task.mixingConfig.videoLayoutList, inputs: plan.cellInputs,
+                                     watermarks: task.mixingConfig.watermarkList)
             }
         }
 

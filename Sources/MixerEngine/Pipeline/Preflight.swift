@@ -8,12 +8,13 @@ public enum Preflight {
     /// The capabilities of this worker, from the linked FFmpeg.
     public static func capabilities(roomURLTemplate: String) -> WorkerCapabilities {
         WorkerCapabilities(heAACEncoder: Encoder.isAvailable("libfdk_aac") ? "libfdk_aac" : nil,
-                           roomURLTemplate: roomURLTemplate)
+                           roomURLTemplate: roomURLTemplate, layouts: LayoutTemplateLibrary(directory: LayoutTemplateLibrary.locate()))
     }
 
-    /// Refusals for a parsed task; returns warnings about fields that are accepted but
-    /// have no effect in this version.
-    public static func check(_ task: TaskDocument, roomURLTemplate: String) throws(TaskError) -> [String] {
+    /// Refusals for a parsed task: unreadable input files, missing output folders, images
+    /// that cannot be loaded (which are loaded into `images` on the way). Returns warnings
+    /// about fields that have no effect (none in this version).
+    public static func check(_ task: TaskDocument, roomURLTemplate: String, images: ImageLibrary = ImageLibrary()) throws(TaskError) -> [String] {
         let plan = InputPlan(task: task, roomURLTemplate: roomURLTemplate)
         for (index, input) in plan.inputs.enumerated() where isLocalPath(input.url) {
             let path = input.url.hasPrefix("file://") ? String(input.url.dropFirst(7)) : input.url
@@ -33,17 +34,8 @@ public enum Preflight {
                 throw TaskError.notFound("OutputDirectory", "target.cdnUrlList[\(index)].rtmpUrl \"\(output.url)\": folder \"\(folder)\" does not exist or is not writable")
             }
         }
-        if let template = task.mixingConfig.layoutTemplate {
-            throw TaskError.unsupported("LayoutTemplate", "mixingConfig.layoutTemplate \"\(template)\": layout templates are not available in this version; give videoLayoutList instead")
-        }
-        var warnings: [String] = []
-        let config = task.mixingConfig
-        if config.backgroundImage != nil { warnings.append("mixingConfig.backgroundImage is accepted but not drawn in this version") }
-        for (index, cell) in config.videoLayoutList.enumerated() where cell.placeHolderImage != nil {
-            warnings.append("mixingConfig.videoLayoutList[\(index)].placeHolderImage is accepted but not drawn in this version")
-        }
-        if !config.watermarkList.isEmpty { warnings.append("mixingConfig.watermarkList is accepted but not drawn in this version") }
-        return warnings
+        try images.load(for: task)
+        return []
     }
 
     static func isLocalPath(_ url: String) -> Bool {
