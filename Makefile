@@ -37,6 +37,7 @@ bench: build
 	python3 Benchmarks/grid16.py --mixer $(MIXER)
 	python3 Benchmarks/live.py --mixer $(MIXER)
 	python3 Benchmarks/daemon.py --mixer $(MIXER)
+	python3 Benchmarks/voiceroom.py --mixer $(MIXER)
 
 clean:
 	rm -rf .build out bench-out
