@@ -18,10 +18,9 @@ final class OutputSEI {
     private var layout = IntervalSchedule()
     private var lastCustom: SeiParams?
     private var lastLayout: LayoutVolumeSei?
-    private(set) var report = LayoutVolumeReport()
+    private var report = LayoutVolumeReport()
     /// Messages of frames the encoder has not returned yet, by frame index (= packet pts).
     private var waiting: [Int64: [SEIMessage]] = [:]
-    private(set) var written = 0
 
     init(param: EncoderParam) {
         syntax = param.videoCodec == .h265 ? .h265 : .h264
@@ -72,7 +71,6 @@ final class OutputSEI {
             guard packet.kind == .video, let messages = waiting.removeValue(forKey: packet.pts) else { return packet }
             var packet = packet
             packet.data = SEIWriter.insert(messages, into: packet.data, syntax: syntax)
-            written += messages.count
             return packet
         }
     }

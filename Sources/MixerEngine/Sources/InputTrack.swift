@@ -29,10 +29,9 @@ final class InputTrack {
     /// timeline (mapped with the anchor of the moment they are taken, so that an anchor that
     /// moves while they wait cannot reorder them); offline, on the output timeline.
     private var pendingSEI: [TimedSEI] = []
-    /// SEI older than this many pictures' worth is dropped rather than kept without bound
-    /// (only reachable with timestamps that never come due).
+    /// At most this many packets' SEI wait; past it the oldest is dropped (and reported)
+    /// rather than kept without bound (only reachable with timestamps that never come due).
     static let seiBacklogLimit = 1024
-    private(set) var droppedSEI = 0
     private var current: TimedPicture?
     private(set) var fifo: AudioFifo
     /// The latest video time received (output timeline, seconds).
@@ -162,7 +161,8 @@ final class InputTrack {
             if live == nil { sei.time += offlineStart }
             pendingSEI.append(sei)
             if pendingSEI.count > InputTrack.seiBacklogLimit {
-                droppedSEI += pendingSEI.removeFirst().messages.count
+                let dropped = pendingSEI.removeFirst().messages.count
+                unreportedChange = "dropped \(dropped) SEI message(s) whose time never came due"
             }
         case .audio(var chunk):
             let seconds = Double(chunk.start) / sampleRate
