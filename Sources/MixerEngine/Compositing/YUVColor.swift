@@ -64,4 +64,15 @@ struct YUVPlanes {
             }
         }
     }
+
+    /// Lines of near-white text on a black box whose top-left corner is (x, y), the text
+    /// `padding` in from the box's edges.
+    func drawLabel(_ lines: [String], x: Int, y top: Int, scale: Int, padding: (x: Int, y: Int)) {
+        let lineHeight = BitmapFont.glyphHeight * scale
+        let textWidth = (lines.map(\.count).max() ?? 0) * BitmapFont.glyphWidth * scale
+        fill(x: x, y: top, width: textWidth + 2 * padding.x, height: lines.count * lineHeight + 2 * padding.y, color: .black)
+        for (line, text) in lines.enumerated() {
+            draw(text: text, x: x + padding.x, y: top + padding.y + line * lineHeight, scale: scale, luma: 235)
+        }
+    }
 }

@@ -8,13 +8,16 @@ final class ImageLayer {
     let height: Int
     private let frame: Frame
     private let opaque: Bool
+    /// The mean alpha of each 2×2 block, i.e. per chroma sample (empty when opaque).
+    private let chromaAlpha: [UInt8]
 
     /// Scales the `source` region (image pixels) of `image` to `width`×`height`.
     init(_ image: StillImage, source: PixelRect, width: Int, height: Int, quality: ScaleQuality) throws {
         self.width = width
         self.height = height
         opaque = !image.hasTransparency
-        frame = try Frame.video(width: width, height: height, format: .yuva420p)
+        let frame = try Frame.video(width: width, height: height, format: .yuva420p)
+        self.frame = frame
         try image.rgba.withUnsafeBufferPointer { pixels in
             let rowBytes = image.width * 4
             let start = UnsafeMutablePointer(mutating: pixels.baseAddress!) + source.y * rowBytes + source.x * 4
@@ -22,6 +25,25 @@ final class ImageLayer {
                                      format: .rgba)
             try Scaler(quality: quality).scale(region, into: frame.image)
         }
+        chromaAlpha = image.hasTransparency ? ImageLayer.blockMeans(frame.data(3)!, stride: frame.linesize(3), width: width, height: height) : []
+    }
+
+    private static func blockMeans(_ alpha: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) -> [UInt8] {
+        let columns = (width + 1) / 2, rows = (height + 1) / 2
+        var means = [UInt8](repeating: 0, count: columns * rows)
+        for row in 0..<rows {
+            for column in 0..<columns {
+                var sum = 0, count = 0
+                for y in (2 * row)..<min(2 * row + 2, height) {
+                    for x in (2 * column)..<min(2 * column + 2, width) {
+                        sum += Int(alpha[y * stride + x])
+                        count += 1
+                    }
+                }
+                means[row * columns + column] = UInt8((sum + count / 2) / count)
+            }
+        }
+        return means
     }
 
     /// Draws the layer with its top-left corner at (x, y) (even), clipped to the canvas:
@@ -54,17 +76,9 @@ final class ImageLayer {
                     target.update(from: source, count: cx1 - cx0)
                     continue
                 }
+                let weights = (row - y / 2) * ((width + 1) / 2) + (cx0 - x / 2)
                 for i in 0..<(cx1 - cx0) {
-                    // The mean alpha of the 2×2 luma block under this chroma sample.
-                    let ax = 2 * (cx0 + i) - x, ay = 2 * row - y
-                    var sum = 0, count = 0
-                    for dy in 0...1 where ay + dy < height {
-                        for dx in 0...1 where ax + dx < width {
-                            sum += Int(alpha[(ay + dy) * alphaStride + ax + dx])
-                            count += 1
-                        }
-                    }
-                    target[i] = ImageLayer.blend(source[i], over: target[i], alpha: UInt8((sum + count / 2) / max(1, count)))
+                    target[i] = ImageLayer.blend(source[i], over: target[i], alpha: chromaAlpha[weights + i])
                 }
             }
         }

@@ -12,7 +12,9 @@ public enum LayoutPreview {
     /// `Preflight` or `ImageLibrary.load(for:)` do).
     public static func png(of task: TaskDocument, images: ImageLibrary, roomURLTemplate: String) throws -> [UInt8] {
         guard let param = task.encoderParam, !param.isAudioOnly else {
-            throw TaskError.unsupported("Preview", "the task is audio-only (no canvas) or copies packets; there is no layout to preview")
+            throw TaskError.unsupported("Preview", task.encoderParam == nil
+                ? "encoderParam is absent (a relay that copies packets): there is no canvas to preview"
+                : "encoderParam.videoEncodedWidth/Height are 0x0 (audio-only): there is no canvas to preview")
         }
         let compositor = try Compositor(width: param.width, height: param.height, quality: .bitExactBilinear, images: images)
         let config = task.mixingConfig
@@ -66,10 +68,6 @@ public enum LayoutPreview {
         let shown = lines.map { String($0.prefix(fitting)) }.filter { !$0.isEmpty }
         let rows = min(shown.count, max(0, (rect.height - 8) / lineHeight))
         guard rows > 0 else { return }
-        let width = (shown.prefix(rows).map(\.count).max() ?? 0) * glyphWidth + 4
-        planes.fill(x: rect.x + 2, y: rect.y + 2, width: width, height: rows * lineHeight + 4, color: .black)
-        for (row, text) in shown.prefix(rows).enumerated() {
-            planes.draw(text: text, x: rect.x + 4, y: rect.y + 4 + row * lineHeight, scale: scale, luma: 235)
-        }
+        planes.drawLabel(Array(shown.prefix(rows)), x: rect.x + 2, y: rect.y + 2, scale: scale, padding: (2, 2))
     }
 }

@@ -43,12 +43,7 @@ struct TestPattern {
             planes.fill(x: boxX, y: (height / 2 - box / 2) & ~1, width: box, height: box, color: .white)
             let scale = max(1, min(width, height) / 90)
             let lines = [spec.label, String(format: "#%05d", index)].filter { !$0.isEmpty }
-            let textWidth = (lines.map(\.count).max() ?? 0) * BitmapFont.glyphWidth * scale
-            let lineHeight = BitmapFont.glyphHeight * scale
-            planes.fill(x: 0, y: 0, width: textWidth + 4 * scale, height: lines.count * lineHeight + 2 * scale, color: .black)
-            for (line, text) in lines.enumerated() {
-                planes.draw(text: text, x: 2 * scale, y: scale + line * lineHeight, scale: scale, luma: 235)
-            }
+            planes.drawLabel(lines, x: 0, y: 0, scale: scale, padding: (2 * scale, scale))
         }
     }
 
